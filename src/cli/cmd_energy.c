@@ -1,0 +1,196 @@
+/* `dem energy`: the energy drift report of one or more output files. */
+#include "cli/commands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dem/status.h"
+#include "io/h5io.h"
+
+enum { COLUMNS = 8, CELL = 64 };
+
+static const char *const table_header[COLUMNS] = {
+    "file",  "rows",      "t_end",      "E0",
+    "E_end", "max_dev_%", "mean_dev_%", "drift_%"};
+static const char *const csv_header[COLUMNS] = {"file",
+                                                "rows",
+                                                "t_end",
+                                                "e0",
+                                                "e_end",
+                                                "max_rel_dev_percent",
+                                                "mean_rel_dev_percent",
+                                                "final_drift_percent"};
+
+struct report {
+  const char *file;
+  struct dem_energy_summary s;
+};
+
+static void usage(FILE *f) {
+  fputs("usage: dem energy OUT.h5 [MORE.h5 ...] [--csv]\n"
+        "\n"
+        "Energy drift report of dem output files, one line per file:\n"
+        "  rows        energy rows stored (/energy/total)\n"
+        "  t_end       time of the last row\n"
+        "  E0, E_end   total energy of the first and last row\n"
+        "  max_dev_%   max |E-E0|/|E0| over all rows, in percent\n"
+        "  mean_dev_%  mean |E-E0|/|E0| over all rows, in percent\n"
+        "  drift_%     (E_end-E0)/|E0|, in percent (signed)\n"
+        "\n"
+        "options:\n"
+        "  --csv       comma-separated values with a header line\n"
+        "  -h, --help  this text\n",
+        f);
+}
+
+/* The shortest %g text that reads back as exactly x. */
+static void format_exact(char *buf, size_t size, double x) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, size, "%.*g", digits, x);
+    if (strtod(buf, NULL) == x)
+      return;
+  }
+}
+
+/* The cells of one report: 6 significant digits, or exact when `exact`. */
+static void format_cells(const struct report *r, int exact,
+                         char cells[COLUMNS][CELL]) {
+  const double values[] = {r->s.t_end,
+                           r->s.e0,
+                           r->s.e_end,
+                           100.0 * r->s.max_rel_dev,
+                           100.0 * r->s.mean_rel_dev,
+                           100.0 * r->s.final_drift};
+  snprintf(cells[1], CELL, "%zu", r->s.n);
+  for (int c = 2; c < COLUMNS; c++) {
+    if (exact)
+      format_exact(cells[c], CELL, values[c - 2]);
+    else
+      snprintf(cells[c], CELL, "%.6g", values[c - 2]);
+  }
+}
+
+static void print_table(const struct report *reports, size_t n) {
+  size_t width[COLUMNS];
+  char(*cells)[COLUMNS][CELL] = calloc(n ? n : 1, sizeof *cells);
+  for (int c = 0; c < COLUMNS; c++)
+    width[c] = strlen(table_header[c]);
+  for (size_t i = 0; i < n && cells; i++) {
+    size_t len = strlen(reports[i].file);
+    format_cells(&reports[i], 0, cells[i]);
+    if (len > width[0])
+      width[0] = len;
+    for (int c = 1; c < COLUMNS; c++)
+      if (strlen(cells[i][c]) > width[c])
+        width[c] = strlen(cells[i][c]);
+  }
+  printf("%-*s", (int)width[0], table_header[0]);
+  for (int c = 1; c < COLUMNS; c++)
+    printf("  %*s", (int)width[c], table_header[c]);
+  putchar('\n');
+  for (size_t i = 0; i < n && cells; i++) {
+    printf("%-*s", (int)width[0], reports[i].file);
+    for (int c = 1; c < COLUMNS; c++)
+      printf("  %*s", (int)width[c], cells[i][c]);
+    putchar('\n');
+  }
+  free(cells);
+}
+
+/* A CSV field, quoted when it holds a comma, quote or line break. */
+static void put_csv_field(const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, stdout);
+    return;
+  }
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"')
+      putchar('"');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+static void print_csv(const struct report *reports, size_t n) {
+  for (int c = 0; c < COLUMNS; c++)
+    printf(c ? ",%s" : "%s", csv_header[c]);
+  putchar('\n');
+  for (size_t i = 0; i < n; i++) {
+    char cells[COLUMNS][CELL];
+    format_cells(&reports[i], 1, cells);
+    put_csv_field(reports[i].file);
+    for (int c = 1; c < COLUMNS; c++)
+      printf(",%s", cells[c]);
+    putchar('\n');
+  }
+}
+
+int dem_cmd_energy(int argc, char **argv) {
+  struct report *reports;
+  size_t n_files = 0, n_ok = 0;
+  int csv = 0, failed = 0, options_done = 0;
+
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (options_done || a[0] != '-' || a[1] == '\0') {
+      n_files++;
+    } else if (strcmp(a, "--") == 0) {
+      options_done = 1;
+    } else if (strcmp(a, "--csv") == 0) {
+      csv = 1;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "dem energy: unknown option '%s'\n", a);
+      usage(stderr);
+      return dem_status_exit_code(DEM_ERR_USAGE);
+    }
+  }
+  if (n_files == 0) {
+    fprintf(stderr, "dem energy: no output file given\n");
+    usage(stderr);
+    return dem_status_exit_code(DEM_ERR_USAGE);
+  }
+  reports = calloc(n_files, sizeof *reports);
+  if (!reports) {
+    fprintf(stderr, "dem energy: out of memory\n");
+    return dem_status_exit_code(DEM_ERR_NOMEM);
+  }
+  options_done = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    struct dem_energy_series series;
+    dem_status st;
+    if (!options_done && a[0] == '-' && a[1] != '\0') {
+      options_done = strcmp(a, "--") == 0;
+      continue;
+    }
+    dem_error_clear();
+    st = dem_h5_read_energy(a, &series);
+    if (st != DEM_OK) {
+      fprintf(stderr, "dem energy: %s\n", dem_last_error());
+      failed = 1;
+      continue;
+    }
+    if (series.n == 0) {
+      fprintf(stderr, "dem energy: %s: no energy rows\n", a);
+      failed = 1;
+    } else {
+      reports[n_ok].file = a;
+      dem_energy_summarize(&series, &reports[n_ok].s);
+      n_ok++;
+    }
+    dem_energy_series_free(&series);
+  }
+  if (n_ok > 0) {
+    if (csv)
+      print_csv(reports, n_ok);
+    else
+      print_table(reports, n_ok);
+  }
+  free(reports);
+  return failed ? dem_status_exit_code(DEM_ERR_IO) : 0;
+}

@@ -1,0 +1,12 @@
+/* The dem subcommands: each takes the arguments after "dem" and returns the
+ * exit code. */
+#ifndef DEM_CLI_COMMANDS_H
+#define DEM_CLI_COMMANDS_H
+
+/* `dem energy OUT.h5 [MORE.h5 ...] [--csv]`: energy drift report. */
+int dem_cmd_energy(int argc, char **argv);
+
+/* `dem run` / `dem check` (argv[0] is "run" or "check"). */
+int dem_cmd_run(int argc, char **argv);
+
+#endif

@@ -1,0 +1,48 @@
+/* dem's command line: dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "dem/dem.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "dem %s: a multi-sphere discrete element engine\n"
+          "\n"
+          "usage: dem run CONFIG.yaml [-o OUT.h5] [--set path.key=value ...] "
+          "[--threads N] [--force]\n"
+          "       dem check CONFIG.yaml [--set path.key=value ...]\n"
+          "       dem energy OUT.h5 [MORE.h5 ...] [--csv]\n"
+          "       dem study rotation [--out DIR] [--long]\n"
+          "       dem --help | --version\n"
+          "\n"
+          "Run `dem COMMAND --help` for a command's options. Docs: README.md "
+          "and docs/.\n",
+          DEM_VERSION_STRING);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("dem %s\n", DEM_VERSION_STRING);
+    return 0;
+  }
+  if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
+    return dem_cmd_run(argc - 1, argv + 1);
+  if (strcmp(cmd, "energy") == 0)
+    return dem_cmd_energy(argc - 1, argv + 1);
+  if (strcmp(cmd, "study") == 0)
+    return dem_cmd_study(argc - 2 < 0 ? 0 : argc - 2, argv + 2);
+  fprintf(stderr, "dem: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,120 @@
+/* YAML configuration: a node tree that keeps line:col, typed getters, --set overrides. */
+#ifndef DEM_CONFIG_H
+#define DEM_CONFIG_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "dem/status.h"
+
+enum dem_node_kind { DEM_NODE_SCALAR, DEM_NODE_SEQUENCE, DEM_NODE_MAPPING };
+
+struct dem_node; /* opaque; owned by its dem_config */
+
+struct dem_config {
+  char *path;             /* file name used in messages */
+  struct dem_node *root;  /* a mapping */
+};
+
+/* Parses a YAML file. Malformed YAML, duplicate keys, anchors/aliases or a
+ * root that is not a mapping fail with DEM_ERR_CONFIG and
+ * "FILE:LINE:COL: message"; a missing or unreadable file fails with
+ * DEM_ERR_CONFIG and "FILE: cannot open: reason". */
+dem_status dem_config_load(const char *path, struct dem_config **out);
+/* Same from text; name is what messages call the file. */
+dem_status dem_config_load_string(const char *name, const char *text,
+                                  struct dem_config **out);
+void dem_config_free(struct dem_config *cfg);
+
+/* Applies "a.b.c=value": value is parsed as YAML (scalar, [list] or {map})
+ * and replaces (or creates) the node at the dotted path; intermediate
+ * mappings are created when missing. A sequence index may appear as a
+ * number ("particles.0.random_fill.count=5"). Errors name the assignment:
+ * "--set 'a.b=...': ..." (DEM_ERR_USAGE) and leave the tree unchanged.
+ * Nodes created by --set report their position as "--set:1:COL", COL
+ * counted in the whole assignment. */
+dem_status dem_config_set(struct dem_config *cfg, const char *assignment);
+
+/* The tree as YAML text (block style, keys in file order), as run after
+ * overrides. Caller frees. NULL on out of memory. */
+char *dem_config_emit(const struct dem_config *cfg);
+/* Emits one subtree (used to store a scheme or a shape). Caller frees. */
+char *dem_node_emit(const struct dem_node *node);
+
+/* Navigation. Mapping keys keep file order. All accept NULL (kind SCALAR,
+ * line/col 0, file "", size 0, NULL results). */
+enum dem_node_kind dem_node_kind(const struct dem_node *n);
+int dem_node_line(const struct dem_node *n); /* 1-based */
+int dem_node_col(const struct dem_node *n);  /* 1-based */
+/* Which file the node came from (the config's path, "--set", or an
+ * included scheme file's name). */
+const char *dem_node_file(const struct dem_node *n);
+size_t dem_node_size(const struct dem_node *n); /* items / pairs; 0 scalar */
+const struct dem_node *dem_node_at(const struct dem_node *seq_or_map,
+                                   size_t i);      /* value i */
+const char *dem_node_key_at(const struct dem_node *map, size_t i);
+const struct dem_node *dem_node_key_node_at(const struct dem_node *map,
+                                            size_t i); /* key's position */
+const struct dem_node *dem_node_get(const struct dem_node *map,
+                                    const char *key); /* NULL if absent */
+const char *dem_node_scalar(const struct dem_node *n); /* NULL if not scalar */
+
+/* Typed reads. Each fails with DEM_ERR_CONFIG and a message of the form
+ * "FILE:LINE:COL: key 'time_step': expected a positive number, found 'abc'"
+ * (position of the offending node; for a missing required key, the
+ * position of the mapping and "missing required key 'time_step'").
+ * `key` is looked up in `map`; `def` is used when the key is absent and
+ * `required` is 0 (a NULL `map`, an absent section, counts as empty).
+ * *out is written only on success. Ranges: lo/hi with DEM_OPEN/DEM_CLOSED ends; pass
+ * -HUGE_VAL/HUGE_VAL for none. Integers must be written as integers. */
+enum dem_bound { DEM_CLOSED = 0, DEM_OPEN = 1 };
+struct dem_range {
+  double lo, hi;
+  enum dem_bound lo_kind, hi_kind;
+};
+#define DEM_ANY ((struct dem_range){-HUGE_VAL, HUGE_VAL, DEM_CLOSED, DEM_CLOSED})
+#define DEM_POSITIVE ((struct dem_range){0.0, HUGE_VAL, DEM_OPEN, DEM_CLOSED})
+#define DEM_NONNEGATIVE                                                        \
+  ((struct dem_range){0.0, HUGE_VAL, DEM_CLOSED, DEM_CLOSED})
+
+dem_status dem_cfg_double(const struct dem_node *map, const char *key,
+                          int required, double def, struct dem_range range,
+                          double *out);
+dem_status dem_cfg_long(const struct dem_node *map, const char *key,
+                        int required, long def, long lo, long hi, long *out);
+dem_status dem_cfg_bool(const struct dem_node *map, const char *key,
+                        int required, int def, int *out);
+/* Returns a pointer into the tree (valid while the config lives). */
+dem_status dem_cfg_string(const struct dem_node *map, const char *key,
+                          int required, const char *def, const char **out);
+/* One of `choices` (NULL-terminated); *out is its index. Message lists the
+ * choices and suggests the closest. */
+dem_status dem_cfg_choice(const struct dem_node *map, const char *key,
+                          int required, int def, const char *const *choices,
+                          int *out);
+/* A sequence of exactly n numbers, each in range. */
+dem_status dem_cfg_vec(const struct dem_node *map, const char *key,
+                       int required, const double *def, size_t n,
+                       struct dem_range range, double *out);
+/* The node itself must be a mapping / sequence (kind check with message).
+ * *out is NULL when absent and not required. */
+dem_status dem_cfg_mapping(const struct dem_node *map, const char *key,
+                           int required, const struct dem_node **out);
+dem_status dem_cfg_sequence(const struct dem_node *map, const char *key,
+                            int required, const struct dem_node **out);
+/* Fails on the first key of `map` not in `allowed` (NULL-terminated):
+ * "FILE:LINE:COL: unknown key 'radus' in 'shapes.rod' (did you mean
+ * 'radius'?)"; `where` names the section for the message. Also fails when
+ * `map` is not a mapping. */
+dem_status dem_cfg_check_keys(const struct dem_node *map,
+                              const char *const *allowed, const char *where);
+/* Builds a DEM_ERR_CONFIG failure at a node's position:
+ * "FILE:LINE:COL: <formatted message>". */
+dem_status dem_cfg_error(const struct dem_node *at, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Closest of `choices` to `word` by edit distance, or NULL if none is
+ * within max(2, strlen(word)/3). */
+const char *dem_closest_word(const char *word, const char *const *choices);
+
+#endif

@@ -1,0 +1,123 @@
+/* Private helpers shared by the rotation schemes (static inline, no state). */
+#ifndef DEM_ROT_COMMON_H
+#define DEM_ROT_COMMON_H
+
+#include "core/quat.h"
+#include "integrators/rotation.h"
+
+/* Euler's equations in the principal frame, Eq. 8 of del Valle et al.:
+ * wdot = (M + (I w) x w) / I. wdot may not alias w. */
+static inline void rot_wdot(double wdot[3], const double I[3],
+                            const double w[3], const double M[3]) {
+  wdot[0] = (M[0] + (I[1] - I[2]) * w[1] * w[2]) / I[0];
+  wdot[1] = (M[1] + (I[2] - I[0]) * w[2] * w[0]) / I[1];
+  wdot[2] = (M[2] + (I[0] - I[1]) * w[0] * w[1]) / I[2];
+}
+
+/* One SSPRK3 step of length h of Euler's equations with the body-frame
+ * torque M held fixed (Eqs. 9-10); h may be negative (start) or dt/2. */
+static inline void rot_ssprk3(double w[3], const double I[3],
+                              const double M[3], double h) {
+  double k1[3], k2[3], k3[3], y[3];
+  rot_wdot(k1, I, w, M);
+  v3_scale(k1, k1, h);
+  v3_add(y, w, k1);
+  rot_wdot(k2, I, y, M);
+  v3_scale(k2, k2, h);
+  y[0] = w[0] + 0.25 * (k1[0] + k2[0]);
+  y[1] = w[1] + 0.25 * (k1[1] + k2[1]);
+  y[2] = w[2] + 0.25 * (k1[2] + k2[2]);
+  rot_wdot(k3, I, y, M);
+  v3_scale(k3, k3, h);
+  w[0] += (k1[0] + k2[0] + 4.0 * k3[0]) / 6.0;
+  w[1] += (k1[1] + k2[1] + 4.0 * k3[1]) / 6.0;
+  w[2] += (k1[2] + k2[2] + 4.0 * k3[2]) / 6.0;
+}
+
+/* e = exp((0, v)) = (cos|v|, v sin|v| / |v|), a unit quaternion. */
+static inline void rot_exp(double e[4], const double v[3]) {
+  double th = v3_norm(v);
+  double s = th > 1e-8 ? sin(th) / th : 1.0 - th * th / 6.0;
+  e[0] = cos(th);
+  e[1] = v[0] * s;
+  e[2] = v[1] * s;
+  e[3] = v[2] * s;
+}
+
+/* q <- q * exp((0, v)): rotation about a body-frame vector. */
+static inline void rot_q_mul_exp(double q[4], const double v[3]) {
+  double e[4];
+  rot_exp(e, v);
+  q_mul(q, q, e);
+}
+
+/* q <- exp((0, v)) * q: rotation about a lab-frame vector. */
+static inline void rot_exp_mul_q(double q[4], const double v[3]) {
+  double e[4];
+  rot_exp(e, v);
+  q_mul(q, e, q);
+}
+
+/* qdot = q (0, w) / 2 with w in the body frame (Eq. 1). */
+static inline void rot_qdot(double qd[4], const double q[4],
+                            const double w[3]) {
+  double p[4] = {0.0, 0.5 * w[0], 0.5 * w[1], 0.5 * w[2]};
+  q_mul(qd, q, p);
+}
+
+/* q <- q + h qd */
+static inline void rot_q_axpy(double q[4], double h, const double qd[4]) {
+  q[0] += h * qd[0];
+  q[1] += h * qd[1];
+  q[2] += h * qd[2];
+  q[3] += h * qd[3];
+}
+
+/* A unit copy of q, for frame changes with a q not yet normalised. */
+static inline void rot_unit(double u[4], const double q[4]) {
+  double n = q_norm(q);
+  u[0] = q[0] / n;
+  u[1] = q[1] / n;
+  u[2] = q[2] / n;
+  u[3] = q[3] / n;
+}
+
+/* r = R v and r = R^T v for a row-major 3x3 R (lab = R body). */
+static inline void rot_mv(double r[3], const double R[9], const double v[3]) {
+  double x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
+  double y = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
+  double z = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
+}
+static inline void rot_mtv(double r[3], const double R[9], const double v[3]) {
+  double x = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+  double y = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+  double z = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
+}
+
+/* Lab inertia tensor J = R diag(I) R^T and its inverse, applied to v. */
+static inline void rot_J(double r[3], const double R[9], const double I[3],
+                         const double v[3]) {
+  double b[3];
+  rot_mtv(b, R, v);
+  b[0] *= I[0];
+  b[1] *= I[1];
+  b[2] *= I[2];
+  rot_mv(r, R, b);
+}
+static inline void rot_Jinv(double r[3], const double R[9], const double I[3],
+                            const double v[3]) {
+  double b[3];
+  rot_mtv(b, R, v);
+  b[0] /= I[0];
+  b[1] /= I[1];
+  b[2] /= I[2];
+  rot_mv(r, R, b);
+}
+
+#endif

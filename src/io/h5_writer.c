@@ -1,0 +1,535 @@
+/* HDF5 writer: run header, energy series and snapshots, flushed after each. */
+#include "io/h5io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "io/h5_util.h"
+#include "io/xdmf.h"
+
+#ifndef DEM_VERSION_STRING
+#define DEM_VERSION_STRING "unknown"
+#endif
+
+enum { ENERGY_COLUMNS = 7, ENERGY_CHUNK = 1024 };
+
+static const char *const energy_names[ENERGY_COLUMNS] = {
+    "step",    "time", "kinetic_translational", "kinetic_rotational", "elastic",
+    "gravity", "total"};
+
+struct dem_h5_writer {
+  hid_t file, snapshots;
+  hid_t energy[ENERGY_COLUMNS];
+  hsize_t energy_rows;
+  char *path, *xmf_path;
+  const char *h5_name; /* basename of path, as the sidecar refers to it */
+  struct dem_xdmf_frame *frames;
+  size_t n_frames, cap_frames;
+};
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* The directory part of path ("." when there is none). Caller frees. */
+static char *dir_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  size_t len = slash ? (size_t)(slash - path) : 1;
+  char *dir;
+  if (slash && len == 0)
+    len = 1; /* "/file" */
+  dir = malloc(len + 1);
+  if (!dir)
+    return NULL;
+  memcpy(dir, slash ? path : ".", len);
+  dir[len] = '\0';
+  return dir;
+}
+
+/* File access properties: metadata is written only by flushes (never
+ * evicted in between), so the file on disk stays as of the last flush
+ * whatever happens to the process afterwards. */
+static hid_t writer_fapl(void) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5AC_cache_config_t mdc;
+  if (fapl < 0)
+    return fapl;
+  memset(&mdc, 0, sizeof mdc);
+  mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  if (H5Pget_mdc_config(fapl, &mdc) < 0)
+    goto fail;
+  mdc.evictions_enabled = 0;
+  mdc.incr_mode = H5C_incr__off;
+  mdc.flash_incr_mode = H5C_flash_incr__off;
+  mdc.decr_mode = H5C_decr__off;
+  if (H5Pset_mdc_config(fapl, &mdc) < 0)
+    goto fail;
+  return fapl;
+fail:
+  H5Pclose(fapl);
+  return -1;
+}
+
+static herr_t write_attr(hid_t loc, const char *name, hid_t file_type,
+                         hid_t mem_type, const void *value) {
+  hid_t space = H5Screate(H5S_SCALAR), attr;
+  herr_t rc = -1;
+  if (space < 0)
+    return -1;
+  attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr >= 0) {
+    rc = H5Awrite(attr, mem_type, value);
+    if (H5Aclose(attr) < 0)
+      rc = -1;
+  }
+  H5Sclose(space);
+  return rc;
+}
+
+static herr_t write_string_attr(hid_t loc, const char *name,
+                                const char *value) {
+  hid_t t = dem_h5u_string_type();
+  herr_t rc;
+  if (t < 0)
+    return -1;
+  rc = write_attr(loc, name, t, t, &value);
+  H5Tclose(t);
+  return rc;
+}
+
+static herr_t write_config(hid_t file, const char *text) {
+  hid_t t = dem_h5u_string_type(), space, ds;
+  herr_t rc = -1;
+  if (t < 0)
+    return -1;
+  space = H5Screate(H5S_SCALAR);
+  if (space >= 0) {
+    ds = H5Dcreate2(file, "config", t, space, H5P_DEFAULT, H5P_DEFAULT,
+                    H5P_DEFAULT);
+    if (ds >= 0) {
+      rc = H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text);
+      if (H5Dclose(ds) < 0)
+        rc = -1;
+    }
+    H5Sclose(space);
+  }
+  H5Tclose(t);
+  return rc;
+}
+
+/* /energy with its empty, chunked, extendible columns (kept open). */
+static herr_t create_energy(struct dem_h5_writer *w) {
+  hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
+  hid_t g =
+      H5Gcreate2(w->file, "energy", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t space = -1, dcpl = -1;
+  herr_t rc = -1;
+  if (g < 0)
+    return -1;
+  space = H5Screate_simple(1, &dims, &maxdims);
+  dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0)
+    goto done;
+  for (int c = 0; c < ENERGY_COLUMNS; c++) {
+    hid_t type = c == 0 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
+    w->energy[c] = H5Dcreate2(g, energy_names[c], type, space, H5P_DEFAULT,
+                              dcpl, H5P_DEFAULT);
+    if (w->energy[c] < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  if (dcpl >= 0)
+    H5Pclose(dcpl);
+  if (space >= 0)
+    H5Sclose(space);
+  H5Gclose(g);
+  return rc;
+}
+
+/* Root attributes, /config, /energy and /snapshots. */
+static herr_t write_header(struct dem_h5_writer *w,
+                           const struct dem_h5_run_info *info) {
+  const char *version = info->version ? info->version : DEM_VERSION_STRING;
+  const char *scheme = info->scheme ? info->scheme : "";
+  const char *config = info->config_text ? info->config_text : "";
+  if (write_string_attr(w->file, "dem_version", version) < 0 ||
+      write_attr(w->file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                 &info->time_step) < 0 ||
+      write_string_attr(w->file, "scheme", scheme) < 0 ||
+      write_config(w->file, config) < 0 || create_energy(w) < 0)
+    return -1;
+  w->snapshots =
+      H5Gcreate2(w->file, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (w->snapshots < 0)
+    return -1;
+  return H5Fflush(w->file, H5F_SCOPE_GLOBAL);
+}
+
+/* Closes every HDF5 handle of w (ignoring errors unless it is the file)
+ * and frees it. Returns the H5Fclose result. */
+static herr_t writer_free(struct dem_h5_writer *w) {
+  herr_t rc = 0;
+  for (int c = 0; c < ENERGY_COLUMNS; c++)
+    if (w->energy[c] >= 0)
+      H5Dclose(w->energy[c]);
+  if (w->snapshots >= 0)
+    H5Gclose(w->snapshots);
+  if (w->file >= 0)
+    rc = H5Fclose(w->file);
+  free(w->path);
+  free(w->xmf_path);
+  free(w->frames);
+  free(w);
+  return rc;
+}
+
+/* Reserves a fresh hidden name beside path ("DIR/.NAME.PID.K.tmp") by
+ * creating it, so the directory's own error (permissions, missing) is
+ * reported with the operating system's words. */
+static dem_status make_temp(const char *path, char **out) {
+  char *dir = dir_name(path);
+  size_t size = strlen(path) + 64;
+  char *tmp = malloc(size);
+  dem_status st = DEM_OK;
+  if (!dir || !tmp) {
+    st = dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+    goto done;
+  }
+  for (int k = 0;; k++) {
+    int fd;
+    snprintf(tmp, size, "%s/.%s.%ld.%d.tmp", dir, base_name(path),
+             (long)getpid(), k);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd >= 0) {
+      close(fd);
+      break;
+    }
+    if (errno != EEXIST || k == 100) {
+      st = dem_fail(DEM_ERR_IO, "%s: cannot create file in directory '%s' (%s)",
+                    path, dir, strerror(errno));
+      goto done;
+    }
+  }
+done:
+  free(dir);
+  if (st != DEM_OK) {
+    free(tmp);
+    tmp = NULL;
+  }
+  *out = tmp;
+  return st;
+}
+
+dem_status dem_h5_create(const char *path, int force,
+                         const struct dem_h5_run_info *info,
+                         struct dem_h5_writer **out) {
+  struct dem_h5_writer *w;
+  struct stat sb;
+  char *tmp = NULL;
+  hid_t fapl;
+  dem_status st;
+
+  *out = NULL;
+  dem_h5u_quiet();
+  if (!path || !path[0] || !info)
+    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_create: no path or run info");
+  if (stat(path, &sb) == 0) {
+    if (S_ISDIR(sb.st_mode))
+      return dem_fail(DEM_ERR_IO, "%s: is a directory", path);
+    if (!force)
+      return dem_fail(DEM_ERR_IO, "%s: exists (use --force to overwrite)",
+                      path);
+  }
+  w = calloc(1, sizeof *w);
+  if (!w)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+  w->file = w->snapshots = -1;
+  for (int c = 0; c < ENERGY_COLUMNS; c++)
+    w->energy[c] = -1;
+  w->path = strdup(path);
+  w->xmf_path = dem_xdmf_path(path);
+  if (!w->path || !w->xmf_path) {
+    writer_free(w);
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+  }
+  w->h5_name = base_name(w->path);
+
+  st = make_temp(path, &tmp);
+  if (st != DEM_OK) {
+    writer_free(w);
+    return st;
+  }
+  fapl = writer_fapl();
+  if (fapl < 0) {
+    st = dem_h5u_fail(path, "cannot set up file access");
+    goto fail;
+  }
+  w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  if (w->file < 0) {
+    st = dem_h5u_fail(path, "cannot create");
+    goto fail;
+  }
+  if (write_header(w, info) < 0) {
+    st = dem_h5u_fail(path, "cannot write the run header");
+    goto fail;
+  }
+  /* The open file follows the rename; HDF5 only uses its descriptor. */
+  if (rename(tmp, path) != 0) {
+    st = dem_fail(DEM_ERR_IO, "%s: cannot create (%s)", path, strerror(errno));
+    goto fail;
+  }
+  free(tmp);
+  if (remove(w->xmf_path) != 0 && errno != ENOENT) {
+    st = dem_fail(DEM_ERR_IO, "%s: cannot remove the old sidecar (%s)",
+                  w->xmf_path, strerror(errno));
+    writer_free(w);
+    remove(path);
+    return st;
+  }
+  *out = w;
+  return DEM_OK;
+
+fail:
+  writer_free(w);
+  remove(tmp);
+  free(tmp);
+  return st;
+}
+
+dem_status dem_h5_energy_append(struct dem_h5_writer *w,
+                                const struct dem_energy_row *rows, size_t n) {
+  hsize_t start, count = n, size;
+  double *col;
+  int64_t *steps;
+  dem_status st = DEM_OK;
+
+  dem_h5u_quiet();
+  if (!w || (n && !rows))
+    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_energy_append: no writer");
+  if (n == 0)
+    return DEM_OK;
+  col = malloc(n * sizeof *col);
+  steps = malloc(n * sizeof *steps);
+  if (!col || !steps) {
+    free(col);
+    free(steps);
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
+  }
+  start = w->energy_rows;
+  size = start + n;
+  for (int c = 0; c < ENERGY_COLUMNS && st == DEM_OK; c++) {
+    const void *buf = col;
+    hid_t mem_type = H5T_NATIVE_DOUBLE, fs = -1, ms = -1;
+    herr_t rc = -1;
+    for (size_t i = 0; i < n; i++) {
+      const struct dem_energy_row *r = &rows[i];
+      switch (c) {
+      case 0:
+        steps[i] = r->step;
+        break;
+      case 1:
+        col[i] = r->time;
+        break;
+      case 2:
+        col[i] = r->kinetic_translational;
+        break;
+      case 3:
+        col[i] = r->kinetic_rotational;
+        break;
+      case 4:
+        col[i] = r->elastic;
+        break;
+      case 5:
+        col[i] = r->gravity;
+        break;
+      default:
+        col[i] = r->total;
+      }
+    }
+    if (c == 0) {
+      buf = steps;
+      mem_type = H5T_NATIVE_INT64;
+    }
+    if (H5Dset_extent(w->energy[c], &size) >= 0 &&
+        (fs = H5Dget_space(w->energy[c])) >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >=
+            0 &&
+        (ms = H5Screate_simple(1, &count, NULL)) >= 0)
+      rc = H5Dwrite(w->energy[c], mem_type, ms, fs, H5P_DEFAULT, buf);
+    if (rc < 0)
+      st = dem_h5u_fail(w->path, "cannot append energy rows");
+    if (ms >= 0)
+      H5Sclose(ms);
+    if (fs >= 0)
+      H5Sclose(fs);
+  }
+  free(col);
+  free(steps);
+  if (st != DEM_OK)
+    return st;
+  if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
+    return dem_h5u_fail(w->path, "cannot flush");
+  w->energy_rows = size;
+  return DEM_OK;
+}
+
+/* One dataset of a snapshot: group (bodies, spheres, state), name, shape
+ * (cols = 0 for a 1-D dataset) and data. */
+struct field {
+  const char *group, *name;
+  size_t rows, cols;
+  int is_int;
+  const void *data;
+};
+
+static herr_t write_field(hid_t g, const struct field *f) {
+  hsize_t dims[2] = {f->rows, f->cols};
+  hid_t space = H5Screate_simple(f->cols ? 2 : 1, dims, NULL), ds;
+  hid_t file_type = f->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
+  hid_t mem_type = f->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+  herr_t rc = -1;
+  if (space < 0)
+    return -1;
+  ds = H5Dcreate2(g, f->name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
+                  H5P_DEFAULT);
+  if (ds >= 0) {
+    rc = 0;
+    if (f->rows)
+      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->data);
+    if (H5Dclose(ds) < 0)
+      rc = -1;
+  }
+  H5Sclose(space);
+  return rc;
+}
+
+/* The list of datasets of s; returns how many (at most 13). */
+static size_t snapshot_fields(const struct dem_snapshot *s, struct field *f) {
+  size_t nb = s->n_bodies, ns = s->n_spheres, k = 0;
+  f[k++] = (struct field){"bodies", "position", nb, 3, 0, s->position};
+  f[k++] = (struct field){"bodies", "velocity", nb, 3, 0, s->velocity};
+  f[k++] = (struct field){"bodies", "orientation", nb, 4, 0, s->orientation};
+  f[k++] = (struct field){"bodies", "angular_velocity", nb, 3,
+                          0,        s->angular_velocity};
+  f[k++] = (struct field){"bodies", "mass", nb, 0, 0, s->mass};
+  f[k++] = (struct field){"bodies", "inertia", nb, 3, 0, s->inertia};
+  f[k++] = (struct field){"bodies", "shape", nb, 0, 1, s->shape};
+  f[k++] = (struct field){"spheres", "position", ns, 3, 0, s->sphere_position};
+  f[k++] = (struct field){"spheres", "radius", ns, 0, 0, s->sphere_radius};
+  f[k++] = (struct field){"spheres", "body", ns, 0, 1, s->sphere_body};
+  if (s->state_velocity)
+    f[k++] = (struct field){"state", "velocity", nb, 3, 0, s->state_velocity};
+  if (s->state_angular_velocity)
+    f[k++] = (struct field){"state", "angular_velocity",       nb, 3,
+                            0,       s->state_angular_velocity};
+  if (s->state_rot_aux && s->aux_width)
+    f[k++] = (struct field){"state",      "rot_aux", nb,
+                            s->aux_width, 0,         s->state_rot_aux};
+  return k;
+}
+
+/* Writes the snapshot into an anonymous group g. */
+static herr_t write_snapshot_group(hid_t g, const struct field *f, size_t n,
+                                   const struct dem_snapshot *s) {
+  int64_t step = s->step;
+  hid_t sub = -1;
+  const char *sub_name = NULL;
+  herr_t rc = 0;
+  if (write_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time) < 0 ||
+      write_attr(g, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) < 0)
+    return -1;
+  for (size_t i = 0; i < n && rc >= 0; i++) {
+    if (!sub_name || strcmp(sub_name, f[i].group) != 0) {
+      if (sub >= 0)
+        H5Gclose(sub);
+      sub_name = f[i].group;
+      sub = H5Gcreate2(g, sub_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      if (sub < 0)
+        return -1;
+    }
+    rc = write_field(sub, &f[i]);
+  }
+  if (sub >= 0 && H5Gclose(sub) < 0)
+    rc = -1;
+  return rc;
+}
+
+static dem_status add_frame(struct dem_h5_writer *w,
+                            const struct dem_snapshot *s) {
+  if (w->n_frames == w->cap_frames) {
+    size_t cap = w->cap_frames ? 2 * w->cap_frames : 64;
+    struct dem_xdmf_frame *p = realloc(w->frames, cap * sizeof *p);
+    if (!p)
+      return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
+    w->frames = p;
+    w->cap_frames = cap;
+  }
+  w->frames[w->n_frames] =
+      (struct dem_xdmf_frame){w->n_frames, s->time, s->n_spheres};
+  w->n_frames++;
+  return DEM_OK;
+}
+
+dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
+                                 const struct dem_snapshot *s) {
+  struct field f[13];
+  size_t n, index;
+  char name[32], what[64];
+  hid_t g;
+  herr_t rc;
+  dem_status st;
+
+  dem_h5u_quiet();
+  if (!w || !s)
+    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_snapshot_write: no writer");
+  index = w->n_frames;
+  n = snapshot_fields(s, f);
+  for (size_t i = 0; i < n; i++)
+    if (f[i].rows && !f[i].data)
+      return dem_fail(DEM_ERR_INTERNAL, "%s: snapshot %zu: no data for %s/%s",
+                      w->path, index, f[i].group, f[i].name);
+  snprintf(name, sizeof name, "%06zu", index);
+  snprintf(what, sizeof what, "cannot write snapshot %s", name);
+  /* Built unlinked and linked once complete: a reader never sees half. */
+  g = H5Gcreate_anon(w->file, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0)
+    return dem_h5u_fail(w->path, what);
+  rc = write_snapshot_group(g, f, n, s);
+  if (rc >= 0)
+    rc = H5Olink(g, w->snapshots, name, H5P_DEFAULT, H5P_DEFAULT);
+  if (rc < 0) {
+    st = dem_h5u_fail(w->path, what);
+    H5Gclose(g);
+    return st;
+  }
+  if (H5Gclose(g) < 0 || H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
+    return dem_h5u_fail(w->path, what);
+  st = add_frame(w, s);
+  if (st != DEM_OK)
+    return st;
+  return dem_xdmf_write(w->xmf_path, w->h5_name, w->frames, w->n_frames);
+}
+
+dem_status dem_h5_close(struct dem_h5_writer *w) {
+  char *path;
+  dem_status st = DEM_OK;
+  dem_h5u_quiet();
+  if (!w)
+    return DEM_OK;
+  path = strdup(w->path);
+  if (writer_free(w) < 0)
+    st = dem_h5u_fail(path ? path : "(output file)", "cannot close");
+  free(path);
+  return st;
+}

@@ -1,0 +1,129 @@
+/* XDMF sidecar writer: a temporal collection of sphere point clouds for
+ * ParaView. */
+#include "io/xdmf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *dem_xdmf_path(const char *h5_path) {
+  size_t len = strlen(h5_path);
+  char *out = malloc(len + 5);
+  if (!out)
+    return NULL;
+  memcpy(out, h5_path, len + 1);
+  if (len > 3 && strcmp(h5_path + len - 3, ".h5") == 0)
+    len -= 3;
+  memcpy(out + len, ".xmf", 5);
+  return out;
+}
+
+/* Text content / attribute value with the XML special characters escaped. */
+static void put_escaped(FILE *f, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '&':
+      fputs("&amp;", f);
+      break;
+    case '<':
+      fputs("&lt;", f);
+      break;
+    case '>':
+      fputs("&gt;", f);
+      break;
+    case '"':
+      fputs("&quot;", f);
+      break;
+    default:
+      fputc(*s, f);
+    }
+  }
+}
+
+static void put_item(FILE *f, const char *h5_name, size_t index,
+                     const char *dims, const char *number_type, int precision,
+                     const char *dataset) {
+  fprintf(f,
+          "          <DataItem Dimensions=\"%s\" NumberType=\"%s\" "
+          "Precision=\"%d\" Format=\"HDF\">",
+          dims, number_type, precision);
+  put_escaped(f, h5_name);
+  fprintf(f, ":/snapshots/%06zu/spheres/%s</DataItem>\n", index, dataset);
+}
+
+static void put_frame(FILE *f, const char *h5_name,
+                      const struct dem_xdmf_frame *fr) {
+  char dims1[32], dims3[40];
+  snprintf(dims1, sizeof dims1, "%zu", fr->n_spheres);
+  snprintf(dims3, sizeof dims3, "%zu 3", fr->n_spheres);
+  fprintf(f, "      <Grid Name=\"%06zu\" GridType=\"Uniform\">\n", fr->index);
+  fprintf(f, "        <Time Value=\"%.17g\"/>\n", fr->time);
+  fprintf(f,
+          "        <Topology TopologyType=\"Polyvertex\" "
+          "NumberOfElements=\"%zu\" NodesPerElement=\"1\"/>\n",
+          fr->n_spheres);
+  fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
+  put_item(f, h5_name, fr->index, dims3, "Float", 8, "position");
+  fputs("        </Geometry>\n", f);
+  fputs("        <Attribute Name=\"radius\" AttributeType=\"Scalar\" "
+        "Center=\"Node\">\n",
+        f);
+  put_item(f, h5_name, fr->index, dims1, "Float", 8, "radius");
+  fputs("        </Attribute>\n", f);
+  fputs("        <Attribute Name=\"body\" AttributeType=\"Scalar\" "
+        "Center=\"Node\">\n",
+        f);
+  put_item(f, h5_name, fr->index, dims1, "Int", 4, "body");
+  fputs("        </Attribute>\n", f);
+  fputs("      </Grid>\n", f);
+}
+
+dem_status dem_xdmf_write(const char *xmf_path, const char *h5_name,
+                          const struct dem_xdmf_frame *frames, size_t n) {
+  size_t len = strlen(xmf_path);
+  char *tmp = malloc(len + 5);
+  FILE *f;
+  int failed;
+  if (!tmp)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", xmf_path);
+  memcpy(tmp, xmf_path, len);
+  memcpy(tmp + len, ".tmp", 5);
+  f = fopen(tmp, "w");
+  if (!f) {
+    dem_status st =
+        dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", tmp, strerror(errno));
+    free(tmp);
+    return st;
+  }
+  fputs("<?xml version=\"1.0\" ?>\n"
+        "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+        "<Xdmf Version=\"3.0\" "
+        "xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
+        "  <Domain>\n"
+        "    <Grid Name=\"spheres\" GridType=\"Collection\" "
+        "CollectionType=\"Temporal\">\n",
+        f);
+  for (size_t i = 0; i < n; i++)
+    put_frame(f, h5_name, &frames[i]);
+  fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f);
+  failed = ferror(f);
+  if (fclose(f) != 0)
+    failed = 1;
+  if (failed) {
+    dem_status st =
+        dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", tmp, strerror(errno));
+    remove(tmp);
+    free(tmp);
+    return st;
+  }
+  if (rename(tmp, xmf_path) != 0) {
+    dem_status st = dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", xmf_path,
+                             strerror(errno));
+    remove(tmp);
+    free(tmp);
+    return st;
+  }
+  free(tmp);
+  return DEM_OK;
+}

@@ -1,0 +1,29 @@
+/* Internal: the XDMF sidecar that lets ParaView open the spheres of an HDF5
+ * output. */
+#ifndef DEM_XDMF_H
+#define DEM_XDMF_H
+
+#include <stddef.h>
+
+#include "dem/status.h"
+
+/* One snapshot as the sidecar lists it: /snapshots/NNNNNN, NNNNNN = index. */
+struct dem_xdmf_frame {
+  size_t index;
+  double time;
+  size_t n_spheres;
+};
+
+/* The sidecar's path: PATH with a final ".h5" replaced by ".xmf", else
+ * PATH + ".xmf". Caller frees; NULL when out of memory. */
+char *dem_xdmf_path(const char *h5_path);
+
+/* Writes the sidecar at xmf_path (through a temporary file and rename, so
+ * readers never see half a file): a temporal collection with one uniform
+ * grid of polyvertices per frame, geometry from spheres/position and
+ * node attributes radius and body, all referencing h5_name (the basename
+ * of the HDF5 file, so the pair can be moved together). */
+dem_status dem_xdmf_write(const char *xmf_path, const char *h5_name,
+                          const struct dem_xdmf_frame *frames, size_t n);
+
+#endif

@@ -1,0 +1,76 @@
+/* Operators of the force stage: reset, sphere update, neighbours, Hertz, gather. */
+#include <string.h>
+
+#include "operators/op_common.h"
+#include "sim/forces.h"
+#include "sim/neighbors.h"
+
+static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
+  memset(sim->s.force, 0, sim->s.n * sizeof *sim->s.force);
+  memset(sim->b.force, 0, sim->b.n * sizeof *sim->b.force);
+  memset(sim->b.torque, 0, sim->b.n * sizeof *sim->b.torque);
+  return DEM_OK;
+}
+
+const struct dem_operator_type dem_op_reset_forces = {
+    .name = "reset_forces",
+    .doc = "Zeroes the force of every sphere and the force and torque of "
+           "every body.",
+    .flags = DEM_OP_FORCES | DEM_OP_RESET,
+    .run = run_reset,
+};
+
+static dem_status run_update_spheres(struct dem_op *op, struct dem_sim *sim) {
+  dem_sim_update_spheres(sim);
+  return DEM_OK;
+}
+
+const struct dem_operator_type dem_op_update_spheres = {
+    .name = "update_spheres",
+    .doc = "Places every sphere from its body's position and orientation: "
+           "x_s = x_b + q offset q*.",
+    .flags = DEM_OP_SPHERES,
+    .run = run_update_spheres,
+};
+
+static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {
+  if (dem_neighbors_stale(sim))
+    return dem_neighbors_build(sim);
+  return DEM_OK;
+}
+
+const struct dem_operator_type dem_op_neighbor_update = {
+    .name = "neighbor_update",
+    .doc = "Rebuilds the cell-sorted Verlet lists when any sphere has moved "
+           "more than half the skin (contact.skin) since the last build.",
+    .flags = DEM_OP_CONTACTS,
+    .run = run_neighbors,
+};
+
+static dem_status run_hertz(struct dem_op *op, struct dem_sim *sim) {
+  dem_forces_hertz(sim);
+  return DEM_OK;
+}
+
+const struct dem_operator_type dem_op_hertz_contacts = {
+    .name = "hertz_contacts",
+    .doc = "Adds frictionless Hertz normal forces F = 4/3 E* sqrt(R*) d^1.5 "
+           "between spheres of different bodies and between spheres and the "
+           "walls, each sphere summing its own contacts.",
+    .flags = DEM_OP_FORCES | DEM_OP_CONTACTS,
+    .run = run_hertz,
+};
+
+static dem_status run_gather(struct dem_op *op, struct dem_sim *sim) {
+  dem_forces_gather(sim);
+  return DEM_OK;
+}
+
+const struct dem_operator_type dem_op_gather_forces = {
+    .name = "gather_forces",
+    .doc = "Adds each body's member sphere forces, their torques about the "
+           "centre of mass, and gravity to the body (a fixed order: results "
+           "do not depend on the thread count).",
+    .flags = DEM_OP_FORCES,
+    .run = run_gather,
+};

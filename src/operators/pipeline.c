@@ -1,0 +1,376 @@
+/* Building a scheme's operator list from YAML, checking it, and running it. */
+#include "operators/pipeline.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/vec3.h"
+#include "setup/schemes_data.h"
+
+const char *const *dem_scheme_names(void) {
+  static const char *names[64];
+  if (!names[0]) {
+    size_t k = 0;
+    for (; dem_embedded_schemes[k].name && k < 63; k++)
+      names[k] = dem_embedded_schemes[k].name;
+    names[k] = NULL;
+  }
+  return names;
+}
+
+/* Moves bodies: drifts and the first stage of rotation pushes. */
+static int op_moves(const struct dem_op *op) {
+  return (op->type->flags & DEM_OP_MOVES) && op->stage != DEM_STAGE_AFTER;
+}
+
+static dem_status add_operator(struct dem_pipeline *p,
+                               const struct dem_node *item,
+                               struct dem_sim *sim) {
+  const char *name = dem_node_scalar(item);
+  const struct dem_node *params = NULL;
+  if (!name) {
+    if (dem_node_kind(item) != DEM_NODE_MAPPING || dem_node_size(item) != 1)
+      return dem_cfg_error(item, "an operator is a name or a mapping "
+                                 "{name: {parameters}}");
+    name = dem_node_key_at(item, 0);
+    params = dem_node_at(item, 0);
+    if (dem_node_kind(params) == DEM_NODE_SCALAR &&
+        dem_node_scalar(params)[0] == '\0')
+      params = NULL; /* "name:" with nothing after it */
+  }
+  const struct dem_operator_type *type = dem_operator_find(name);
+  if (!type) {
+    const char *names[64];
+    size_t k = 0;
+    for (; dem_operator_types[k] && k < 63; k++)
+      names[k] = dem_operator_types[k]->name;
+    names[k] = NULL;
+    const char *near = dem_closest_word(name, names);
+    return dem_cfg_error(item, "unknown operator '%s'%s%s%s", name,
+                         near ? " (did you mean '" : "", near ? near : "",
+                         near ? "'?)" : "");
+  }
+  dem_status st;
+  if (params) {
+    static const char *const none[] = {NULL};
+    char where[128];
+    snprintf(where, sizeof where, "operator %s", name);
+    if ((st = dem_cfg_check_keys(params, type->params ? type->params : none,
+                                 where)))
+      return st;
+  }
+  struct dem_op *op = &p->ops[p->n_ops++];
+  *op = (struct dem_op){.type = type, .dt_scale = 1.0, .pipeline = p};
+  if (type->init && (st = type->init(op, params, sim))) {
+    if (!strstr(dem_last_error(), ":")) /* add the position if missing */
+      return dem_refail(st, "%s:%d:%d: %s", dem_node_file(item),
+                        dem_node_line(item), dem_node_col(item),
+                        dem_last_error());
+    return st;
+  }
+  return DEM_OK;
+}
+
+/* The scheme's rules, checked once so a bad list fails before the run. */
+static dem_status check_pipeline(struct dem_pipeline *p,
+                                 const struct dem_node *list) {
+  long last_move = -1, last_force = -1, first_adder = -1, first_reset = -1;
+  for (size_t i = 0; i < p->n_ops; i++) {
+    const struct dem_op *op = &p->ops[i];
+    if (op_moves(op))
+      last_move = (long)i;
+    if (op->type->flags & DEM_OP_FORCES) {
+      last_force = (long)i;
+      if (op->type->flags & DEM_OP_RESET) {
+        if (first_reset < 0)
+          first_reset = (long)i;
+      } else if (first_adder < 0)
+        first_adder = (long)i;
+    }
+  }
+  for (size_t i = 0; i < p->n_ops; i++) {
+    const struct dem_op *op = &p->ops[i];
+    if (!(op->type->flags & DEM_OP_CONTACTS))
+      continue;
+    int updated = 0;
+    for (size_t j = (size_t)(last_move + 1); j < i; j++)
+      updated |= (p->ops[j].type->flags & DEM_OP_SPHERES) != 0;
+    if ((long)i < last_move || !updated)
+      return dem_cfg_error(dem_node_at(list, i),
+                           "operator '%s' reads sphere positions: it must "
+                           "come after the last push that moves bodies and "
+                           "after an 'update_spheres' that follows it",
+                           op->type->name);
+  }
+  if (last_force >= 0 && last_move > last_force)
+    return dem_cfg_error(dem_node_at(list, (size_t)last_move),
+                         "operator '%s' moves bodies after the last force "
+                         "operator: forces must be computed last so they are "
+                         "current at the end of each step",
+                         p->ops[last_move].type->name);
+  if (first_adder >= 0 && (first_reset < 0 || first_reset > first_adder))
+    return dem_cfg_error(dem_node_at(list, (size_t)first_adder),
+                         "operator '%s' adds forces that are never reset: "
+                         "put 'reset_forces' before it",
+                         p->ops[first_adder].type->name);
+  const struct dem_rotation_integrator *rot = NULL;
+  int before = 0, after = 0;
+  for (size_t i = 0; i < p->n_ops; i++) {
+    const struct dem_op *op = &p->ops[i];
+    if (!op->rot)
+      continue;
+    if (rot && op->rot != rot)
+      return dem_cfg_error(dem_node_at(list, i),
+                           "a scheme uses one rotation integrator; found "
+                           "'%s' and '%s'",
+                           rot->name, op->rot->name);
+    rot = op->rot;
+    before += op->stage == DEM_STAGE_BEFORE;
+    after += op->stage == DEM_STAGE_AFTER;
+  }
+  if (rot && (before != 1 || (rot->after_force ? after != 1 : after != 0)))
+    return dem_cfg_error(list,
+                         "integrator '%s' needs %s in the scheme (found %d "
+                         "before_force and %d after_force stages)",
+                         rot->name,
+                         rot->after_force
+                             ? "one push_rotation with stage: before_force "
+                               "and one with stage: after_force after the "
+                               "forces"
+                             : "exactly one push_rotation",
+                         before, after);
+  return DEM_OK;
+}
+
+/* The config's top-level `loads` become prescribed_load operators right
+ * after the scheme's last force operator, so any named scheme drives the
+ * single-body validation problems. */
+static dem_status insert_loads(struct dem_pipeline *p,
+                               const struct dem_node *loads,
+                               const struct dem_node *list,
+                               struct dem_sim *sim) {
+  size_t n_loads = dem_node_size(loads), at = 0;
+  int found = 0;
+  for (size_t i = 0; i < p->n_ops; i++)
+    if (p->ops[i].type->flags & DEM_OP_FORCES)
+      at = i + 1, found = 1;
+  if (!found)
+    return dem_cfg_error(list, "the scheme computes no forces, so the "
+                               "config's 'loads' have nowhere to go");
+  size_t tail = p->n_ops - at;
+  struct dem_op *moved = malloc((tail ? tail : 1) * sizeof *moved);
+  if (!moved)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  memcpy(moved, p->ops + at, tail * sizeof *moved);
+  p->n_ops = at;
+  dem_status st = DEM_OK;
+  for (size_t i = 0; i < n_loads && !st; i++) {
+    const struct dem_node *item = dem_node_at(loads, i);
+    static const char *const one[] = {"prescribed_load", NULL};
+    if (!(st = dem_cfg_check_keys(item, one, "loads")))
+      st = add_operator(p, item, sim);
+  }
+  memcpy(p->ops + p->n_ops, moved, tail * sizeof *moved);
+  p->n_ops += tail;
+  free(moved);
+  return st;
+}
+
+static dem_status build_from_list(struct dem_pipeline *p,
+                                  const struct dem_node *list,
+                                  const struct dem_node *loads,
+                                  struct dem_sim *sim) {
+  if (dem_node_kind(list) != DEM_NODE_SEQUENCE || dem_node_size(list) == 0)
+    return dem_cfg_error(list, "a scheme's operators are a non-empty list");
+  size_t n = dem_node_size(list), n_loads = dem_node_size(loads);
+  p->ops = calloc(n + n_loads, sizeof *p->ops);
+  if (!p->ops)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  dem_status st;
+  for (size_t i = 0; i < n; i++)
+    if ((st = add_operator(p, dem_node_at(list, i), sim)))
+      return st;
+  if ((st = check_pipeline(p, list)))
+    return st;
+  if (n_loads && (st = insert_loads(p, loads, list, sim)))
+    return st;
+  /* Positions in the final list (loads may have shifted operators). */
+  p->rotation = NULL;
+  p->last_move = 0;
+  for (size_t i = 0; i < p->n_ops; i++) {
+    if (p->ops[i].rot && !p->rotation)
+      p->rotation = &p->ops[i];
+    if (op_moves(&p->ops[i]))
+      p->last_move = i + 1;
+  }
+  return DEM_OK;
+}
+
+static dem_status build_from_mapping(struct dem_pipeline *p,
+                                     const struct dem_node *map,
+                                     const struct dem_node *loads,
+                                     struct dem_sim *sim) {
+  static const char *const keys[] = {"doc", "velocities", "operators", NULL};
+  static const char *const velocities[] = {"whole_step", "half_step", NULL};
+  const struct dem_node *list;
+  int half = -1;
+  dem_status st;
+  if ((st = dem_cfg_check_keys(map, keys, "scheme")) ||
+      (st = dem_cfg_sequence(map, "operators", 1, &list)))
+    return st;
+  if (dem_node_get(map, "velocities") &&
+      (st = dem_cfg_choice(map, "velocities", 1, 0, velocities, &half)))
+    return st;
+  if ((st = build_from_list(p, list, loads, sim)))
+    return st;
+  int rot_half = p->rotation && p->rotation->rot->leapfrog;
+  if (half < 0)
+    p->half_step = rot_half;
+  else if (p->rotation && half != rot_half)
+    return dem_cfg_error(dem_node_get(map, "velocities"),
+                         "integrator '%s' keeps velocities at %s steps",
+                         p->rotation->rot->name, rot_half ? "half" : "whole");
+  else
+    p->half_step = half;
+  return DEM_OK;
+}
+
+static dem_status load_named(struct dem_pipeline *p,
+                             const struct dem_node *name_node,
+                             const struct dem_node *loads, struct dem_sim *sim,
+                             struct dem_config **cfg) {
+  const char *name = dem_node_scalar(name_node);
+  for (size_t i = 0; dem_embedded_schemes[i].name; i++) {
+    const struct dem_embedded_scheme *e = &dem_embedded_schemes[i];
+    if (strcmp(e->name, name) != 0)
+      continue;
+    dem_status st = dem_config_load_string(e->path, e->text, cfg);
+    if (st)
+      return st;
+    return build_from_mapping(p, (*cfg)->root, loads, sim);
+  }
+  const char *near = dem_closest_word(name, dem_scheme_names());
+  return dem_cfg_error(name_node, "unknown scheme '%s'%s%s%s", name,
+                       near ? " (did you mean '" : "", near ? near : "",
+                       near ? "'?)" : "");
+}
+
+dem_status dem_pipeline_build(const struct dem_node *scheme,
+                              const struct dem_node *loads,
+                              struct dem_sim *sim, struct dem_pipeline **out) {
+  struct dem_pipeline *p = calloc(1, sizeof *p);
+  struct dem_config *named = NULL;
+  dem_status st;
+  *out = NULL;
+  if (!p)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  const char *name = dem_node_scalar(scheme);
+  if (name) {
+    st = load_named(p, scheme, loads, sim, &named);
+  } else if (dem_node_kind(scheme) == DEM_NODE_SEQUENCE) {
+    name = "inline";
+    st = build_from_list(p, scheme, loads, sim);
+    if (!st)
+      p->half_step = p->rotation && p->rotation->rot->leapfrog;
+  } else {
+    name = "inline";
+    st = build_from_mapping(p, scheme, loads, sim);
+  }
+  dem_config_free(named);
+  if (!st && !(p->scheme_name = strdup(name)))
+    st = dem_fail(DEM_ERR_NOMEM, "out of memory");
+  if (st) {
+    dem_pipeline_free(p);
+    return st;
+  }
+  *out = p;
+  return DEM_OK;
+}
+
+void dem_pipeline_free(struct dem_pipeline *p) {
+  if (!p)
+    return;
+  for (size_t i = 0; i < p->n_ops; i++)
+    if (p->ops[i].type->release)
+      p->ops[i].type->release(&p->ops[i]);
+  free(p->ops);
+  free(p->scheme_name);
+  free(p);
+}
+
+static dem_status run_op(struct dem_op *op, struct dem_sim *sim) {
+  double t0 = omp_get_wtime();
+  dem_status st = op->type->run(op, sim);
+  op->seconds += omp_get_wtime() - t0;
+  op->calls++;
+  return st;
+}
+
+dem_status dem_pipeline_initial_forces(struct dem_pipeline *p,
+                                       struct dem_sim *sim) {
+  dem_status st;
+  sim->t_eval = sim->t;
+  dem_sim_update_spheres(sim);
+  for (size_t i = 0; i < p->n_ops; i++) {
+    struct dem_op *op = &p->ops[i];
+    if (op->type->flags & DEM_OP_PUSH)
+      continue;
+    if ((st = op->type->run(op, sim)))
+      return st;
+  }
+  return DEM_OK;
+}
+
+void dem_pipeline_start(struct dem_pipeline *p, struct dem_sim *sim) {
+  struct dem_bodies *b = &sim->b;
+  const struct dem_op *rop = p->rotation;
+  if (p->half_step)
+    for (size_t i = 0; i < b->n; i++)
+      v3_axpy(b->v[i], -0.5 * sim->dt / b->mass[i], b->force[i]);
+  if (!rop || !rop->rot->start)
+    return;
+  double h = rop->dt_scale * sim->dt;
+  for (size_t i = 0; i < b->n; i++) {
+    struct dem_rot_state s;
+    dem_body_rot_load(b, i, &s);
+    rop->rot->start(&s, b->inertia[i], b->torque[i], h);
+    dem_body_rot_store(b, i, &s);
+  }
+}
+
+dem_status dem_pipeline_step(struct dem_pipeline *p, struct dem_sim *sim) {
+  dem_status st;
+  sim->t_eval = sim->t;
+  for (size_t i = 0; i < p->n_ops; i++) {
+    if (i == p->last_move)
+      sim->t_eval = sim->t + sim->dt;
+    if ((st = run_op(&p->ops[i], sim)))
+      return st;
+  }
+  sim->step++;
+  sim->t = sim->t0 + (double)(sim->step - sim->step0) * sim->dt;
+  return DEM_OK;
+}
+
+void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
+                       double (*v)[3], double (*w)[3]) {
+  const struct dem_bodies *b = &sim->b;
+  const struct dem_op *rop = p->rotation;
+  long n = (long)b->n;
+#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    v3_copy(v[i], b->v[i]);
+    if (p->half_step)
+      v3_axpy(v[i], 0.5 * sim->dt / b->mass[i], b->force[i]);
+    if (rop && rop->rot->sync) {
+      struct dem_rot_state s;
+      dem_body_rot_load(b, (size_t)i, &s);
+      rop->rot->sync(&s, b->inertia[i], b->torque[i],
+                     rop->dt_scale * sim->dt, w[i]);
+    } else {
+      v3_copy(w[i], b->w[i]);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/* The time step as a list of operators, looked up by name in one const table. */
+#ifndef DEM_PIPELINE_H
+#define DEM_PIPELINE_H
+
+#include <stddef.h>
+
+#include "config/config.h"
+#include "integrators/rotation.h"
+#include "sim/sim.h"
+
+/* What an operator does to the state, so the pipeline can check a scheme. */
+enum dem_op_flags {
+  DEM_OP_FORCES = 1u << 0,  /* adds to or resets forces/torques */
+  DEM_OP_MOVES = 1u << 1,   /* changes body positions or orientations */
+  DEM_OP_SPHERES = 1u << 2, /* derives sphere positions from bodies */
+  DEM_OP_CONTACTS = 1u << 3, /* reads sphere positions for contacts */
+  DEM_OP_PUSH = 1u << 4,     /* integrates velocities or positions */
+  DEM_OP_RESET = 1u << 5     /* zeroes the force accumulators */
+};
+
+enum dem_rot_stage { DEM_STAGE_FULL, DEM_STAGE_BEFORE, DEM_STAGE_AFTER };
+
+struct dem_op;
+
+/* One entry of the operator table. */
+struct dem_operator_type {
+  const char *name;
+  const char *doc;
+  const char *const *params; /* allowed parameter keys, NULL-terminated */
+  unsigned flags;
+  /* Reads and checks the parameter block (params may be NULL). */
+  dem_status (*init)(struct dem_op *op, const struct dem_node *params,
+                     struct dem_sim *sim);
+  dem_status (*run)(struct dem_op *op, struct dem_sim *sim);
+  void (*release)(struct dem_op *op);
+};
+
+/* A load added to bodies: see operators/prescribed_load.c. */
+struct dem_load;
+
+/* An operator in a scheme, with its typed parameters. */
+struct dem_op {
+  const struct dem_operator_type *type;
+  double dt_scale;
+  const struct dem_rotation_integrator *rot; /* push_rotation */
+  enum dem_rot_stage stage;
+  long normalise_every; /* push_rotation: 0 never */
+  struct dem_load *load; /* prescribed_load */
+  struct dem_pipeline *pipeline;
+  double seconds; /* wall time spent in run() */
+  long calls;
+};
+
+struct dem_pipeline {
+  char *scheme_name;
+  struct dem_op *ops;
+  size_t n_ops;
+  int half_step;              /* v (and w) lag dt/2 at step boundaries */
+  size_t last_move;           /* index of the last MOVES operator + 1 (0: none) */
+  const struct dem_op *rotation; /* the push_rotation used for sync */
+};
+
+extern const struct dem_operator_type *const dem_operator_types[];
+const struct dem_operator_type *dem_operator_find(const char *name);
+
+/* Builds the pipeline from the config's `scheme` node: a scheme name (one
+ * of configs/schemes, compiled in), an inline list of operators, or a
+ * mapping {velocities: half_step|whole_step, operators: [...]}. `loads`
+ * (a list of {prescribed_load: {...}}, or NULL) are inserted after the
+ * scheme's last force operator. */
+dem_status dem_pipeline_build(const struct dem_node *scheme,
+                              const struct dem_node *loads,
+                              struct dem_sim *sim, struct dem_pipeline **out);
+void dem_pipeline_free(struct dem_pipeline *p);
+
+/* Runs only the operators that compute forces (once, before step 1). */
+dem_status dem_pipeline_initial_forces(struct dem_pipeline *p,
+                                       struct dem_sim *sim);
+/* Puts velocities at the scheme's starting half steps (after initial
+ * forces): v -= a dt/2 for half-step schemes, and the rotation scheme's
+ * start. */
+void dem_pipeline_start(struct dem_pipeline *p, struct dem_sim *sim);
+/* One time step: every operator in order, then t += dt. */
+dem_status dem_pipeline_step(struct dem_pipeline *p, struct dem_sim *sim);
+/* Velocities at the step boundary's time (for energy and snapshots). */
+void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
+                       double (*v)[3], double (*w)[3]);
+
+/* Names of the compiled-in schemes, NULL-terminated (static storage). */
+const char *const *dem_scheme_names(void);
+
+#endif

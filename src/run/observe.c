@@ -1,0 +1,94 @@
+/* Energies and snapshot views at step boundaries, summed in a fixed order. */
+#include "run/observe.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/vec3.h"
+#include "operators/pipeline.h"
+#include "sim/forces.h"
+
+dem_status dem_observer_init(struct dem_observer *o,
+                             const struct dem_sim *sim) {
+  size_t nb = sim->b.n ? sim->b.n : 1, ns = sim->s.n > nb ? sim->s.n : nb;
+  o->v = calloc(nb, sizeof *o->v);
+  o->w = calloc(nb, sizeof *o->w);
+  o->scratch = calloc(ns, sizeof *o->scratch);
+  if (!o->v || !o->w || !o->scratch) {
+    dem_observer_free(o);
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  }
+  return DEM_OK;
+}
+
+void dem_observer_free(struct dem_observer *o) {
+  free(o->v);
+  free(o->w);
+  free(o->scratch);
+  o->v = o->w = NULL;
+  o->scratch = NULL;
+}
+
+void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
+                        struct dem_energy_row *row) {
+  const struct dem_bodies *b = &sim->b;
+  dem_pipeline_sync(sim->pipeline, sim, o->v, o->w);
+  double kt = 0, kr = 0, grav = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    kt += 0.5 * b->mass[i] * v3_dot(o->v[i], o->v[i]);
+    kr += 0.5 * (b->inertia[i][0] * o->w[i][0] * o->w[i][0] +
+                 b->inertia[i][1] * o->w[i][1] * o->w[i][1] +
+                 b->inertia[i][2] * o->w[i][2] * o->w[i][2]);
+    grav -= b->mass[i] * v3_dot(sim->gravity, b->x[i]);
+  }
+  double el = dem_energy_elastic(sim, o->scratch);
+  *row = (struct dem_energy_row){.step = sim->step,
+                                 .time = sim->t,
+                                 .kinetic_translational = kt,
+                                 .kinetic_rotational = kr,
+                                 .elastic = el,
+                                 .gravity = grav,
+                                 .total = kt + kr + el + grav};
+}
+
+static int finite_n(const double *x, int n) {
+  for (int k = 0; k < n; k++)
+    if (!isfinite(x[k]))
+      return 0;
+  return 1;
+}
+
+long dem_observe_find_nonfinite(const struct dem_sim *sim) {
+  const struct dem_bodies *b = &sim->b;
+  for (size_t i = 0; i < b->n; i++)
+    if (!finite_n(b->x[i], 3) || !finite_n(b->v[i], 3) ||
+        !finite_n(b->q[i], 4) || !finite_n(b->w[i], 3) ||
+        !finite_n(b->force[i], 3) || !finite_n(b->torque[i], 3))
+      return (long)i;
+  return -1;
+}
+
+void dem_observe_snapshot(const struct dem_observer *o,
+                          const struct dem_sim *sim, struct dem_snapshot *s) {
+  const struct dem_bodies *b = &sim->b;
+  *s = (struct dem_snapshot){
+      .step = sim->step,
+      .time = sim->t,
+      .n_bodies = b->n,
+      .position = (const double(*)[3])b->x,
+      .velocity = (const double(*)[3])o->v,
+      .orientation = (const double(*)[4])b->q,
+      .angular_velocity = (const double(*)[3])o->w,
+      .mass = b->mass,
+      .inertia = (const double(*)[3])b->inertia,
+      .shape = b->shape,
+      .n_spheres = sim->s.n,
+      .sphere_position = (const double(*)[3])sim->s.x,
+      .sphere_radius = sim->s.radius,
+      .sphere_body = sim->s.body,
+      .state_velocity = (const double(*)[3])b->v,
+      .state_angular_velocity = (const double(*)[3])b->w,
+      .state_rot_aux = b->rot_aux,
+      .aux_width = DEM_ROT_AUX,
+  };
+}

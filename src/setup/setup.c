@@ -1,0 +1,141 @@
+/* Top-level configuration sections: simulation, domain, contact, scheme, output. */
+#include "setup/setup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/pipeline.h"
+
+static const char *const top_keys[] = {"simulation", "materials", "shapes",
+                                       "particles",  "domain",    "contact",
+                                       "scheme",     "loads",     "output",
+                                       NULL};
+
+static dem_status read_simulation(const struct dem_node *root,
+                                  struct dem_sim *sim) {
+  static const char *const keys[] = {"time_step", "end_time", "seed",
+                                     "gravity", NULL};
+  static const double no_gravity[3] = {0, 0, 0};
+  const struct dem_node *m;
+  long seed;
+  dem_status st;
+  if ((st = dem_cfg_mapping(root, "simulation", 1, &m)) ||
+      (st = dem_cfg_check_keys(m, keys, "simulation")) ||
+      (st = dem_cfg_double(m, "time_step", 1, 0, DEM_POSITIVE, &sim->dt)) ||
+      (st = dem_cfg_double(m, "end_time", 1, 0, DEM_NONNEGATIVE,
+                           &sim->end_time)) ||
+      (st = dem_cfg_long(m, "seed", 0, 1, 0, 0x7fffffffffffffffL, &seed)) ||
+      (st = dem_cfg_vec(m, "gravity", 0, no_gravity, 3, DEM_ANY,
+                        sim->gravity)))
+    return st;
+  sim->seed = (uint64_t)seed;
+  double steps = sim->end_time / sim->dt;
+  if (steps > 1e15)
+    return dem_cfg_error(dem_node_get(m, "end_time"),
+                         "end_time / time_step = %g steps is too many", steps);
+  /* Round so that 20 s at 38 us gives the nearest whole number of steps. */
+  sim->n_steps = (long)(steps + 0.5);
+  return DEM_OK;
+}
+
+static dem_status read_domain(const struct dem_node *root,
+                              struct dem_sim *sim) {
+  static const char *const keys[] = {"box", "wall_material", NULL};
+  static const char *const box_keys[] = {"min", "max", NULL};
+  const struct dem_node *m, *box;
+  const char *material;
+  dem_status st;
+  if ((st = dem_cfg_mapping(root, "domain", 0, &m)) || !m)
+    return st;
+  if ((st = dem_cfg_check_keys(m, keys, "domain")) ||
+      (st = dem_cfg_mapping(m, "box", 1, &box)) ||
+      (st = dem_cfg_check_keys(box, box_keys, "domain.box")) ||
+      (st = dem_cfg_vec(box, "min", 1, NULL, 3, DEM_ANY, sim->walls.lo)) ||
+      (st = dem_cfg_vec(box, "max", 1, NULL, 3, DEM_ANY, sim->walls.hi)) ||
+      (st = dem_cfg_string(m, "wall_material", 1, NULL, &material)) ||
+      (st = dem_setup_find_material(sim, dem_node_get(m, "wall_material"),
+                                    material, &sim->walls.material)))
+    return st;
+  for (int k = 0; k < 3; k++)
+    if (!(sim->walls.lo[k] < sim->walls.hi[k]))
+      return dem_cfg_error(dem_node_get(box, "max"),
+                           "key 'max': must exceed 'min' in every coordinate "
+                           "(axis %c: min %g, max %g)",
+                           "xyz"[k], sim->walls.lo[k], sim->walls.hi[k]);
+  sim->walls.enabled = 1;
+  return DEM_OK;
+}
+
+static dem_status read_contact(const struct dem_node *root,
+                               struct dem_sim *sim) {
+  static const char *const keys[] = {"model", "skin", NULL};
+  static const char *const models[] = {"hertz", NULL};
+  const struct dem_node *m;
+  int model;
+  dem_status st;
+  sim->nb.skin = -1;
+  if ((st = dem_cfg_mapping(root, "contact", 0, &m)) || !m)
+    return st;
+  if ((st = dem_cfg_check_keys(m, keys, "contact")) ||
+      (st = dem_cfg_choice(m, "model", 0, 0, models, &model)))
+    return st;
+  if (dem_node_get(m, "skin"))
+    return dem_cfg_double(m, "skin", 1, 0, DEM_POSITIVE, &sim->nb.skin);
+  return DEM_OK;
+}
+
+static dem_status read_output(const struct dem_config *cfg,
+                              const struct dem_node *root,
+                              struct dem_output_options *out) {
+  static const char *const keys[] = {"file", "snapshot_interval",
+                                     "energy_interval", "print_shapes", NULL};
+  const struct dem_node *m;
+  dem_status st;
+  out->file = NULL;
+  out->snapshot_interval = 0;
+  out->energy_interval = 0;
+  out->print_shapes = 1;
+  if ((st = dem_cfg_mapping(root, "output", 0, &m)) || !m)
+    return st;
+  return (st = dem_cfg_check_keys(m, keys, "output")) ||
+                 (st = dem_cfg_string(m, "file", 0, NULL, &out->file)) ||
+                 (st = dem_cfg_double(m, "snapshot_interval", 0, 0,
+                                      DEM_NONNEGATIVE,
+                                      &out->snapshot_interval)) ||
+                 (st = dem_cfg_double(m, "energy_interval", 0, 0,
+                                      DEM_NONNEGATIVE, &out->energy_interval)) ||
+                 (st = dem_cfg_bool(m, "print_shapes", 0, 1,
+                                    &out->print_shapes))
+             ? st
+             : DEM_OK;
+}
+
+dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
+                     struct dem_output_options *out) {
+  const struct dem_node *root = cfg->root;
+  dem_status st;
+  if ((st = dem_cfg_check_keys(root, top_keys, "the top level")) ||
+      (st = read_simulation(root, sim)) ||
+      (st = dem_setup_materials(root, sim)) ||
+      (st = read_domain(root, sim)) || (st = read_contact(root, sim)) ||
+      (st = dem_setup_shapes(cfg, root, sim)) ||
+      (st = dem_setup_particles(root, sim)) ||
+      (st = read_output(cfg, root, out)) ||
+      (st = dem_setup_contact_moduli(sim)))
+    return st;
+  if (sim->nb.skin < 0) /* default: a tenth of the smallest radius */
+    sim->nb.skin = 0.1 * sim->min_radius;
+  const struct dem_node *scheme = dem_node_get(root, "scheme");
+  struct dem_config *fallback = NULL;
+  if (!scheme) {
+    if ((st = dem_config_load_string("default", "scheme: spiral_leapfrog\n",
+                                     &fallback)))
+      return st;
+    scheme = dem_node_get(fallback->root, "scheme");
+  }
+  const struct dem_node *loads = NULL;
+  if (!(st = dem_cfg_sequence(root, "loads", 0, &loads)))
+    st = dem_pipeline_build(scheme, loads, sim, &sim->pipeline);
+  dem_config_free(fallback);
+  return st;
+}

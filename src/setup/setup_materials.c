@@ -1,0 +1,77 @@
+/* The materials section and the table of effective contact moduli. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "setup/setup.h"
+
+dem_status dem_setup_find_material(const struct dem_sim *sim,
+                                   const struct dem_node *at, const char *name,
+                                   int *out) {
+  const char *names[256];
+  size_t k = 0;
+  for (; k < sim->n_materials && k < 255; k++) {
+    if (strcmp(sim->materials[k].name, name) == 0) {
+      *out = (int)k;
+      return DEM_OK;
+    }
+    names[k] = sim->materials[k].name;
+  }
+  names[k] = NULL;
+  const char *near = dem_closest_word(name, names);
+  return dem_cfg_error(at, "unknown material '%s'%s%s%s", name,
+                       near ? " (did you mean '" : "", near ? near : "",
+                       near ? "'?)" : "");
+}
+
+dem_status dem_setup_materials(const struct dem_node *root,
+                               struct dem_sim *sim) {
+  static const char *const keys[] = {"density", "young_modulus",
+                                     "poisson_ratio", NULL};
+  static const struct dem_range poisson = {-1.0, 0.5, DEM_OPEN, DEM_OPEN};
+  const struct dem_node *m;
+  dem_status st;
+  if ((st = dem_cfg_mapping(root, "materials", 1, &m)))
+    return st;
+  size_t n = dem_node_size(m);
+  if (n == 0)
+    return dem_cfg_error(m, "key 'materials': define at least one material");
+  sim->materials = calloc(n, sizeof *sim->materials);
+  if (!sim->materials)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    struct dem_material *mat = &sim->materials[i];
+    const struct dem_node *def = dem_node_at(m, i);
+    char where[160];
+    snprintf(where, sizeof where, "materials.%s", dem_node_key_at(m, i));
+    if (!(mat->name = strdup(dem_node_key_at(m, i))))
+      return dem_fail(DEM_ERR_NOMEM, "out of memory");
+    sim->n_materials = i + 1;
+    if ((st = dem_cfg_check_keys(def, keys, where)) ||
+        (st = dem_cfg_double(def, "density", 1, 0, DEM_POSITIVE,
+                             &mat->density)) ||
+        (st = dem_cfg_double(def, "young_modulus", 1, 0, DEM_POSITIVE,
+                             &mat->young_modulus)) ||
+        (st = dem_cfg_double(def, "poisson_ratio", 1, 0, poisson,
+                             &mat->poisson_ratio)))
+      return st;
+  }
+  return DEM_OK;
+}
+
+/* E* of every material pair, and of every material against the walls in
+ * the last column: estar[a * (n + 1) + b]. */
+dem_status dem_setup_contact_moduli(struct dem_sim *sim) {
+  size_t n = sim->n_materials;
+  sim->estar = calloc(n * (n + 1), sizeof *sim->estar);
+  if (!sim->estar)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  for (size_t a = 0; a < n; a++) {
+    for (size_t b = 0; b < n; b++)
+      sim->estar[a * (n + 1) + b] =
+          dem_effective_modulus(&sim->materials[a], &sim->materials[b]);
+    sim->estar[a * (n + 1) + n] = dem_effective_modulus(
+        &sim->materials[a], &sim->materials[sim->walls.material]);
+  }
+  return DEM_OK;
+}

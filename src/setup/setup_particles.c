@@ -1,0 +1,352 @@
+/* The particles section: explicit bodies and seeded random non-overlapping fills. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/quat.h"
+#include "core/rng.h"
+#include "setup/setup.h"
+
+/* Bodies placed so far, hashed by their bounding spheres' cells. */
+struct placement {
+  struct dem_sim *sim;
+  size_t placed;
+  double h; /* cell size: twice the largest bounding radius */
+  size_t mask;
+  long *head, *next;
+};
+
+static size_t cell_hash(const struct placement *p, const double x[3],
+                        const long offset[3]) {
+  uint64_t h = 1469598103934665603ULL;
+  for (int k = 0; k < 3; k++) {
+    long c = (long)floor(x[k] / p->h) + offset[k];
+    h = (h ^ (uint64_t)c) * 1099511628211ULL;
+  }
+  return (size_t)(h ^ (h >> 29)) & p->mask;
+}
+
+/* The body (index) that body `b` overlaps among those placed, or -1.
+ * Spheres of both bodies must be at their positions. */
+static long find_overlap(const struct placement *p, size_t b) {
+  const struct dem_sim *sim = p->sim;
+  const struct dem_bodies *bs = &sim->b;
+  const struct dem_spheres *s = &sim->s;
+  double rb = sim->shapes[bs->shape[b]].props.bounding_radius;
+  for (long dz = -1; dz <= 1; dz++)
+    for (long dy = -1; dy <= 1; dy++)
+      for (long dx = -1; dx <= 1; dx++) {
+        long off[3] = {dx, dy, dz};
+        for (long o = p->head[cell_hash(p, bs->x[b], off)]; o >= 0;
+             o = p->next[o]) {
+          double d[3];
+          v3_sub(d, bs->x[b], bs->x[o]);
+          double ro = sim->shapes[bs->shape[o]].props.bounding_radius;
+          if (v3_dot(d, d) >= (rb + ro) * (rb + ro))
+            continue;
+          for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1];
+               i++)
+            for (size_t j = bs->first_member[o]; j < bs->first_member[o + 1];
+                 j++) {
+              double e[3], r = s->radius[i] + s->radius[j];
+              v3_sub(e, s->x[i], s->x[j]);
+              if (v3_dot(e, e) < r * r * (1.0 - 1e-12))
+                return o;
+            }
+        }
+      }
+  return -1;
+}
+
+static void insert(struct placement *p, size_t b) {
+  static const long zero[3] = {0, 0, 0};
+  size_t c = cell_hash(p, p->sim->b.x[b], zero);
+  p->next[b] = p->head[c];
+  p->head[c] = (long)b;
+  p->placed++;
+}
+
+/* Puts body b of shape `shape` at x with orientation q_input (shape input
+ * frame -> lab); members occupy spheres first..first+n. */
+static void pose_body(struct dem_sim *sim, size_t b, int shape,
+                      const double x[3], const double q_input[4]) {
+  struct dem_bodies *bs = &sim->b;
+  struct dem_spheres *s = &sim->s;
+  const struct dem_shape *sh = &sim->shapes[shape];
+  bs->shape[b] = shape;
+  v3_copy(bs->x[b], x);
+  q_mul(bs->q[b], q_input, sh->props.axes);
+  bs->mass[b] = sh->props.mass;
+  v3_copy(bs->inertia[b], sh->props.inertia);
+  for (size_t k = 0; k < sh->n_spheres; k++) {
+    size_t i = bs->first_member[b] + k;
+    bs->member_slot[i] = i;
+    s->body[i] = (int)b;
+    s->member[i] = k;
+    s->radius[i] = sh->radius[k];
+    s->material[i] = sh->material;
+    v3_copy(s->offset[i], sh->offset[k]);
+    double d[3];
+    q_rotate(d, bs->q[b], s->offset[i]);
+    v3_add(s->x[i], x, d);
+  }
+}
+
+/* Which wall body b crosses, or -1. */
+static int outside_box(const struct dem_sim *sim, size_t b) {
+  if (!sim->walls.enabled)
+    return -1;
+  const struct dem_bodies *bs = &sim->b;
+  for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1]; i++)
+    for (int k = 0; k < 3; k++)
+      if (sim->s.x[i][k] - sim->s.radius[i] < sim->walls.lo[k] ||
+          sim->s.x[i][k] + sim->s.radius[i] > sim->walls.hi[k])
+        return k;
+  return -1;
+}
+
+static dem_status find_shape(const struct dem_sim *sim,
+                             const struct dem_node *item, int *out) {
+  const char *name;
+  const char *names[256];
+  dem_status st = dem_cfg_string(item, "shape", 1, NULL, &name);
+  if (st)
+    return st;
+  size_t k = 0;
+  for (; k < sim->n_shapes && k < 255; k++) {
+    if (strcmp(sim->shapes[k].name, name) == 0) {
+      *out = (int)k;
+      return DEM_OK;
+    }
+    names[k] = sim->shapes[k].name;
+  }
+  names[k] = NULL;
+  const char *near = dem_closest_word(name, names);
+  return dem_cfg_error(dem_node_get(item, "shape"), "unknown shape '%s'%s%s%s",
+                       name, near ? " (did you mean '" : "", near ? near : "",
+                       near ? "'?)" : "");
+}
+
+static dem_status place_explicit(struct placement *p, size_t b,
+                                 const struct dem_node *def) {
+  static const char *const keys[] = {"shape",
+                                     "position",
+                                     "orientation",
+                                     "velocity",
+                                     "angular_velocity",
+                                     "angular_velocity_frame",
+                                     NULL};
+  static const char *const frames[] = {"lab", "body", NULL};
+  static const double zero[3] = {0, 0, 0}, identity[4] = {1, 0, 0, 0};
+  struct dem_sim *sim = p->sim;
+  double x[3], q[4], w[3];
+  int shape, frame;
+  dem_status st;
+  if ((st = dem_cfg_check_keys(def, keys, "particles.body")) ||
+      (st = find_shape(sim, def, &shape)) ||
+      (st = dem_cfg_vec(def, "position", 1, NULL, 3, DEM_ANY, x)) ||
+      (st = dem_cfg_vec(def, "orientation", 0, identity, 4, DEM_ANY, q)) ||
+      (st = dem_cfg_vec(def, "velocity", 0, zero, 3, DEM_ANY, sim->b.v[b])) ||
+      (st = dem_cfg_vec(def, "angular_velocity", 0, zero, 3, DEM_ANY, w)) ||
+      (st = dem_cfg_choice(def, "angular_velocity_frame", 0, 0, frames,
+                           &frame)))
+    return st;
+  double norm = q_norm(q);
+  if (fabs(norm - 1.0) > 1e-6)
+    return dem_cfg_error(dem_node_get(def, "orientation"),
+                         "key 'orientation': expected a unit quaternion "
+                         "[w, x, y, z], found norm %.9g",
+                         norm);
+  q_normalize(q);
+  pose_body(sim, b, shape, x, q);
+  /* angular_velocity_frame: body means the body's principal frame. */
+  if (frame == 0)
+    q_rotate_inv(sim->b.w[b], sim->b.q[b], w);
+  else
+    v3_copy(sim->b.w[b], w);
+  int wall = outside_box(sim, b);
+  if (wall >= 0)
+    return dem_cfg_error(def, "body %zu (shape '%s') is not inside the box "
+                              "(it crosses a wall normal to %c)",
+                         b, sim->shapes[shape].name, "xyz"[wall]);
+  long other = find_overlap(p, b);
+  if (other >= 0)
+    return dem_cfg_error(def, "body %zu overlaps body %ld at the start", b,
+                         other);
+  insert(p, b);
+  return DEM_OK;
+}
+
+static dem_status place_random(struct placement *p, size_t first, long count,
+                               const struct dem_node *def,
+                               struct dem_rng *rng) {
+  static const char *const keys[] = {"shape",  "count",  "speed",
+                                     "angular_speed", "region", "max_attempts",
+                                     NULL};
+  static const char *const region_keys[] = {"min", "max", NULL};
+  struct dem_sim *sim = p->sim;
+  double speed, angular_speed, lo[3], hi[3];
+  long attempts_max, count_checked;
+  int shape;
+  const struct dem_node *region;
+  dem_status st;
+  if ((st = dem_cfg_check_keys(def, keys, "particles.random_fill")) ||
+      (st = find_shape(sim, def, &shape)) ||
+      (st = dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count_checked)) ||
+      (st = dem_cfg_double(def, "speed", 0, 0, DEM_NONNEGATIVE, &speed)) ||
+      (st = dem_cfg_double(def, "angular_speed", 0, 0, DEM_NONNEGATIVE,
+                           &angular_speed)) ||
+      (st = dem_cfg_long(def, "max_attempts", 0, 10000, 1, 100000000,
+                         &attempts_max)) ||
+      (st = dem_cfg_mapping(def, "region", 0, &region)))
+    return st;
+  (void)count_checked;
+  if (region) {
+    if ((st = dem_cfg_check_keys(region, region_keys,
+                                 "particles.random_fill.region")) ||
+        (st = dem_cfg_vec(region, "min", 1, NULL, 3, DEM_ANY, lo)) ||
+        (st = dem_cfg_vec(region, "max", 1, NULL, 3, DEM_ANY, hi)))
+      return st;
+  } else if (sim->walls.enabled) {
+    v3_copy(lo, sim->walls.lo);
+    v3_copy(hi, sim->walls.hi);
+  } else {
+    return dem_cfg_error(def, "random_fill needs a 'region' {min, max} when "
+                              "there is no domain box");
+  }
+  /* Centres stay a bounding radius inside the region, so every sphere is
+   * inside it whatever the orientation. */
+  double rb = sim->shapes[shape].props.bounding_radius;
+  for (int k = 0; k < 3; k++) {
+    lo[k] += rb;
+    hi[k] -= rb;
+    if (!(lo[k] < hi[k]))
+      return dem_cfg_error(def, "random_fill: the region is too small for "
+                                "shape '%s' (bounding radius %g) along %c",
+                           sim->shapes[shape].name, rb, "xyz"[k]);
+  }
+  for (long c = 0; c < count; c++) {
+    size_t b = first + (size_t)c;
+    long tries = 0;
+    for (;;) {
+      double x[3], q[4];
+      for (int k = 0; k < 3; k++)
+        x[k] = lo[k] + (hi[k] - lo[k]) * dem_rng_uniform(rng);
+      dem_rng_quaternion(rng, q);
+      pose_body(sim, b, shape, x, q);
+      if (find_overlap(p, b) < 0 && outside_box(sim, b) < 0)
+        break;
+      if (++tries >= attempts_max)
+        return dem_cfg_error(def, "random_fill could not place body %ld of "
+                                  "%ld without overlap after %ld attempts; "
+                                  "use fewer bodies or a larger region",
+                             c + 1, count, attempts_max);
+    }
+    double u[3];
+    dem_rng_unit_vector(rng, u);
+    v3_scale(sim->b.v[b], u, speed);
+    dem_rng_unit_vector(rng, u);
+    v3_scale(u, u, angular_speed);
+    q_rotate_inv(sim->b.w[b], sim->b.q[b], u);
+    insert(p, b);
+  }
+  return DEM_OK;
+}
+
+/* Counts bodies and spheres so the arrays are allocated once. */
+static dem_status count_bodies(const struct dem_node *list,
+                               struct dem_sim *sim, size_t *n_bodies,
+                               size_t *n_spheres) {
+  static const char *const kinds[] = {"body", "random_fill", NULL};
+  *n_bodies = *n_spheres = 0;
+  for (size_t i = 0; i < dem_node_size(list); i++) {
+    const struct dem_node *item = dem_node_at(list, i);
+    dem_status st = dem_cfg_check_keys(item, kinds, "particles");
+    if (st)
+      return st;
+    if (dem_node_size(item) != 1)
+      return dem_cfg_error(item, "each particles entry is one 'body' or one "
+                                 "'random_fill'");
+    const struct dem_node *def = dem_node_at(item, 0);
+    int shape;
+    long count = 1;
+    /* Keys are checked in full when the body is placed. */
+    if ((st = find_shape(sim, def, &shape)))
+      return st;
+    if (strcmp(dem_node_key_at(item, 0), "random_fill") == 0 &&
+        (st = dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count)))
+      return st;
+    *n_bodies += (size_t)count;
+    *n_spheres += (size_t)count * sim->shapes[shape].n_spheres;
+  }
+  return DEM_OK;
+}
+
+dem_status dem_setup_particles(const struct dem_node *root,
+                               struct dem_sim *sim) {
+  const struct dem_node *list;
+  size_t n_bodies, n_spheres;
+  dem_status st;
+  if ((st = dem_cfg_sequence(root, "particles", 1, &list)) ||
+      (st = count_bodies(list, sim, &n_bodies, &n_spheres)))
+    return st;
+  if (n_bodies == 0)
+    return dem_cfg_error(list, "key 'particles': no bodies to simulate");
+  if ((st = dem_sim_alloc_bodies(sim, n_bodies, n_spheres)))
+    return st;
+
+  struct placement p = {.sim = sim};
+  double max_rb = 0;
+  for (size_t k = 0; k < sim->n_shapes; k++)
+    if (sim->shapes[k].props.bounding_radius > max_rb)
+      max_rb = sim->shapes[k].props.bounding_radius;
+  p.h = 2.0 * max_rb;
+  size_t buckets = 1;
+  while (buckets < 2 * n_bodies)
+    buckets <<= 1;
+  p.mask = buckets - 1;
+  p.head = malloc(buckets * sizeof *p.head);
+  p.next = malloc(n_bodies * sizeof *p.next);
+  if (!p.head || !p.next) {
+    free(p.head);
+    free(p.next);
+    return dem_fail(DEM_ERR_NOMEM, "out of memory placing bodies");
+  }
+  for (size_t k = 0; k < buckets; k++)
+    p.head[k] = -1;
+
+  /* Member ranges first: each body's spheres are contiguous at start. */
+  size_t b = 0, sphere = 0;
+  for (size_t i = 0; i < dem_node_size(list); i++) {
+    const struct dem_node *def = dem_node_at(dem_node_at(list, i), 0);
+    int shape;
+    long count = 1;
+    find_shape(sim, def, &shape);
+    if (strcmp(dem_node_key_at(dem_node_at(list, i), 0), "random_fill") == 0)
+      dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count);
+    for (long c = 0; c < count; c++, b++) {
+      sim->b.first_member[b] = sphere;
+      sphere += sim->shapes[shape].n_spheres;
+    }
+  }
+  sim->b.first_member[b] = sphere;
+
+  struct dem_rng rng;
+  dem_rng_seed(&rng, sim->seed);
+  b = 0;
+  for (size_t i = 0; i < dem_node_size(list) && !st; i++) {
+    const struct dem_node *item = dem_node_at(list, i);
+    const struct dem_node *def = dem_node_at(item, 0);
+    if (strcmp(dem_node_key_at(item, 0), "body") == 0) {
+      st = place_explicit(&p, b, def);
+      b++;
+    } else {
+      long count;
+      dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count);
+      st = place_random(&p, b, count, def, &rng);
+      b += (size_t)count;
+    }
+  }
+  free(p.head);
+  free(p.next);
+  return st;
+}

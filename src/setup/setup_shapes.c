@@ -1,0 +1,234 @@
+/* The shapes section: clump templates from inline spheres or sphere files, and their mass properties. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "setup/setup.h"
+
+/* Path of `file` relative to the directory of the config file. */
+static char *relative_to_config(const char *config_path, const char *file) {
+  if (file[0] == '/' || !config_path)
+    return strdup(file);
+  char *copy = strdup(config_path);
+  if (!copy)
+    return NULL;
+  const char *dir = dirname(copy);
+  size_t len = strlen(dir) + strlen(file) + 2;
+  char *out = malloc(len);
+  if (out)
+    snprintf(out, len, "%s/%s", dir, file);
+  free(copy);
+  return out;
+}
+
+/* Reads "x, y, z, r" lines (commas or blanks; '#' starts a comment). */
+static dem_status read_sphere_file(const struct dem_node *at, const char *path,
+                                   double scale, struct dem_sphere_def **out,
+                                   size_t *n_out) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return dem_cfg_error(at, "key 'file': cannot open '%s': %s", path,
+                         strerror(errno));
+  size_t n = 0, cap = 0;
+  struct dem_sphere_def *s = NULL;
+  char line[1024];
+  int lineno = 0;
+  dem_status st = DEM_OK;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash)
+      *hash = '\0';
+    for (char *c = line; *c; c++)
+      if (*c == ',')
+        *c = ' ';
+    double v[4];
+    char extra;
+    int got = sscanf(line, "%lf %lf %lf %lf %c", &v[0], &v[1], &v[2], &v[3],
+                     &extra);
+    if (got == EOF || got == -1)
+      continue; /* blank line */
+    if (got != 4 || !(v[3] > 0)) {
+      st = dem_cfg_error(at,
+                         "key 'file': %s:%d: expected 'x, y, z, r' with r > "
+                         "0",
+                         path, lineno);
+      break;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      struct dem_sphere_def *grown = realloc(s, cap * sizeof *s);
+      if (!grown) {
+        st = dem_fail(DEM_ERR_NOMEM, "out of memory reading %s", path);
+        break;
+      }
+      s = grown;
+    }
+    for (int k = 0; k < 3; k++)
+      s[n].center[k] = v[k] * scale;
+    s[n].radius = v[3] * scale;
+    n++;
+  }
+  fclose(f);
+  if (!st && n == 0)
+    st = dem_cfg_error(at, "key 'file': '%s' holds no spheres", path);
+  if (st) {
+    free(s);
+    return st;
+  }
+  *out = s;
+  *n_out = n;
+  return DEM_OK;
+}
+
+static dem_status read_inline_spheres(const struct dem_node *list,
+                                      struct dem_sphere_def **out,
+                                      size_t *n_out) {
+  static const char *const keys[] = {"center", "radius", NULL};
+  size_t n = dem_node_size(list);
+  if (n == 0)
+    return dem_cfg_error(list, "key 'spheres': the list is empty");
+  struct dem_sphere_def *s = calloc(n, sizeof *s);
+  if (!s)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  dem_status st = DEM_OK;
+  for (size_t i = 0; i < n && !st; i++) {
+    const struct dem_node *item = dem_node_at(list, i);
+    if (!(st = dem_cfg_check_keys(item, keys, "a sphere")) &&
+        !(st = dem_cfg_vec(item, "center", 1, NULL, 3, DEM_ANY,
+                           s[i].center)))
+      st = dem_cfg_double(item, "radius", 1, 0, DEM_POSITIVE, &s[i].radius);
+  }
+  if (st) {
+    free(s);
+    return st;
+  }
+  *out = s;
+  *n_out = n;
+  return DEM_OK;
+}
+
+static dem_status read_shape(const struct dem_config *cfg,
+                             const struct dem_node *def, const char *name,
+                             struct dem_sim *sim, struct dem_shape *shape) {
+  static const char *const keys[] = {"material", "spheres", "file", "scale",
+                                     "mass", "inertia", "volume_tolerance",
+                                     NULL};
+  static const struct dem_range tolerance = {0, 0.1, DEM_OPEN, DEM_CLOSED};
+  char where[160];
+  const char *material;
+  const struct dem_node *spheres_node = NULL;
+  double scale, tol;
+  dem_status st;
+  snprintf(where, sizeof where, "shapes.%s", name);
+  if ((st = dem_cfg_check_keys(def, keys, where)) ||
+      (st = dem_cfg_string(def, "material", 1, NULL, &material)) ||
+      (st = dem_setup_find_material(sim, dem_node_get(def, "material"),
+                                    material, &shape->material)) ||
+      (st = dem_cfg_double(def, "scale", 0, 1.0, DEM_POSITIVE, &scale)) ||
+      (st = dem_cfg_double(def, "volume_tolerance", 0, 1e-4, tolerance,
+                           &tol)) ||
+      (st = dem_cfg_sequence(def, "spheres", 0, &spheres_node)))
+    return st;
+  const struct dem_node *file_node = dem_node_get(def, "file");
+  if (!!spheres_node == !!file_node)
+    return dem_cfg_error(def, "shape '%s': give exactly one of 'spheres' "
+                              "(a list) or 'file' (x, y, z, r lines)",
+                         name);
+  struct dem_sphere_def *defs = NULL;
+  size_t n = 0;
+  if (file_node) {
+    const char *file;
+    if ((st = dem_cfg_string(def, "file", 1, NULL, &file)))
+      return st;
+    char *path = relative_to_config(cfg->path, file);
+    if (!path)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory");
+    st = read_sphere_file(file_node, path, scale, &defs, &n);
+    free(path);
+  } else {
+    st = read_inline_spheres(spheres_node, &defs, &n);
+    for (size_t i = 0; !st && i < n; i++) {
+      for (int k = 0; k < 3; k++)
+        defs[i].center[k] *= scale;
+      defs[i].radius *= scale;
+    }
+  }
+  if (st)
+    return st;
+  double density = sim->materials[shape->material].density;
+  st = dem_clump_compute(defs, n, density, tol, &shape->props);
+  if (st) {
+    free(defs);
+    return dem_refail(st, "%s:%d:%d: shape '%s': %s", dem_node_file(def),
+                      dem_node_line(def), dem_node_col(def), name,
+                      dem_last_error());
+  }
+  /* Explicit mass properties (a body whose inertia is known, e.g. the
+   * paper's cylinder) replace the computed ones; axes are then the input
+   * axes and the centre of mass stays that of the spheres. */
+  const struct dem_node *mass_node = dem_node_get(def, "mass");
+  const struct dem_node *inertia_node = dem_node_get(def, "inertia");
+  if (!!mass_node != !!inertia_node) {
+    free(defs);
+    return dem_cfg_error(def, "shape '%s': give both 'mass' and 'inertia' "
+                              "or neither",
+                         name);
+  }
+  if (mass_node) {
+    if ((st = dem_cfg_double(def, "mass", 1, 0, DEM_POSITIVE,
+                             &shape->props.mass)) ||
+        (st = dem_cfg_vec(def, "inertia", 1, NULL, 3, DEM_POSITIVE,
+                          shape->props.inertia))) {
+      free(defs);
+      return st;
+    }
+    shape->props.axes[0] = 1;
+    shape->props.axes[1] = shape->props.axes[2] = shape->props.axes[3] = 0;
+  }
+  shape->n_spheres = n;
+  shape->offset = calloc(n, sizeof *shape->offset);
+  shape->radius = calloc(n, sizeof *shape->radius);
+  if (!shape->offset || !shape->radius) {
+    free(defs);
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  }
+  dem_clump_body_offsets(defs, n, &shape->props, shape->offset);
+  for (size_t i = 0; i < n; i++)
+    shape->radius[i] = defs[i].radius;
+  free(defs);
+  return DEM_OK;
+}
+
+dem_status dem_setup_shapes(const struct dem_config *cfg,
+                            const struct dem_node *root, struct dem_sim *sim) {
+  const struct dem_node *m;
+  dem_status st;
+  if ((st = dem_cfg_mapping(root, "shapes", 1, &m)))
+    return st;
+  size_t n = dem_node_size(m);
+  if (n == 0)
+    return dem_cfg_error(m, "key 'shapes': define at least one shape");
+  sim->shapes = calloc(n, sizeof *sim->shapes);
+  if (!sim->shapes)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  sim->min_radius = HUGE_VAL;
+  sim->max_radius = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct dem_shape *shape = &sim->shapes[i];
+    sim->n_shapes = i + 1;
+    if (!(shape->name = strdup(dem_node_key_at(m, i))))
+      return dem_fail(DEM_ERR_NOMEM, "out of memory");
+    if ((st = read_shape(cfg, dem_node_at(m, i), shape->name, sim, shape)))
+      return st;
+    for (size_t k = 0; k < shape->n_spheres; k++) {
+      if (shape->radius[k] < sim->min_radius)
+        sim->min_radius = shape->radius[k];
+      if (shape->radius[k] > sim->max_radius)
+        sim->max_radius = shape->radius[k];
+    }
+  }
+  return DEM_OK;
+}

@@ -1,0 +1,123 @@
+/* Hertz contact forces gathered per sphere and per body (no atomics, thread-count independent). */
+#include "sim/forces.h"
+
+#include "core/vec3.h"
+#include "sim/hertz.h"
+
+/* Overlap of sphere x (radius r) with the six walls, as signed normal
+ * forces: f[k] += F for the low wall, -= F for the high one. */
+static inline double wall_terms(const struct dem_walls *w, const double x[3],
+                                double r, double estar, double f[3],
+                                int want_energy) {
+  double energy = 0.0;
+  for (int k = 0; k < 3; k++) {
+    double d_lo = r - (x[k] - w->lo[k]);
+    double d_hi = r - (w->hi[k] - x[k]);
+    if (d_lo > 0) {
+      f[k] += dem_hertz_force(estar, r, d_lo);
+      if (want_energy)
+        energy += dem_hertz_energy(estar, r, d_lo);
+    }
+    if (d_hi > 0) {
+      f[k] -= dem_hertz_force(estar, r, d_hi);
+      if (want_energy)
+        energy += dem_hertz_energy(estar, r, d_hi);
+    }
+  }
+  return energy;
+}
+
+void dem_forces_hertz(struct dem_sim *sim) {
+  struct dem_spheres *s = &sim->s;
+  const struct dem_neighbors *nb = &sim->nb;
+  const struct dem_walls *walls = &sim->walls;
+  const size_t nm = sim->n_materials;
+  const double *estar = sim->estar;
+  long n = (long)s->n;
+#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    const double *xi = s->x[i];
+    const double ri = s->radius[i];
+    const double *estar_i = estar + (size_t)s->material[i] * (nm + 1);
+    double f[3] = {0, 0, 0};
+    for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
+      int j = nb->list[k];
+      double d[3];
+      v3_sub(d, xi, s->x[j]);
+      double dist2 = v3_dot(d, d);
+      double rsum = ri + s->radius[j];
+      if (dist2 >= rsum * rsum)
+        continue;
+      double dist = sqrt(dist2);
+      double overlap = rsum - dist;
+      double rstar = ri * s->radius[j] / rsum;
+      double fn = dem_hertz_force(estar_i[s->material[j]], rstar, overlap);
+      v3_axpy(f, fn / dist, d);
+    }
+    if (walls->enabled)
+      wall_terms(walls, xi, ri, estar_i[nm], f, 0);
+    v3_add(s->force[i], s->force[i], f);
+  }
+}
+
+void dem_forces_gather(struct dem_sim *sim) {
+  struct dem_bodies *b = &sim->b;
+  const struct dem_spheres *s = &sim->s;
+  const double *g = sim->gravity;
+  long n = (long)b->n;
+#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+  for (long bi = 0; bi < n; bi++) {
+    double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+    for (size_t m = b->first_member[bi]; m < b->first_member[bi + 1]; m++) {
+      size_t k = b->member_slot[m];
+      double arm[3], c[3];
+      v3_add(f, f, s->force[k]);
+      v3_sub(arm, s->x[k], b->x[bi]);
+      v3_cross(c, arm, s->force[k]);
+      v3_add(t, t, c);
+    }
+    v3_axpy(f, b->mass[bi], g);
+    v3_add(b->force[bi], b->force[bi], f);
+    v3_add(b->torque[bi], b->torque[bi], t);
+  }
+}
+
+double dem_energy_elastic(const struct dem_sim *sim, double *scratch) {
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_neighbors *nb = &sim->nb;
+  const size_t nm = sim->n_materials;
+  long n = (long)s->n;
+  if (!nb->start)
+    return 0.0;
+  /* Each pair appears twice in full lists: count it from its lower index.
+   * Per-sphere terms, summed serially, so the total does not depend on
+   * the thread count. */
+#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    double sum = 0.0;
+    const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
+    for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
+      long j = nb->list[k];
+      if (j < i)
+        continue;
+      double d[3];
+      v3_sub(d, s->x[i], s->x[j]);
+      double rsum = s->radius[i] + s->radius[j];
+      double dist2 = v3_dot(d, d);
+      if (dist2 >= rsum * rsum)
+        continue;
+      double rstar = s->radius[i] * s->radius[j] / rsum;
+      sum += dem_hertz_energy(estar_i[s->material[j]], rstar,
+                              rsum - sqrt(dist2));
+    }
+    if (sim->walls.enabled) {
+      double f[3] = {0, 0, 0};
+      sum += wall_terms(&sim->walls, s->x[i], s->radius[i], estar_i[nm], f, 1);
+    }
+    scratch[i] = sum;
+  }
+  double total = 0.0;
+  for (long i = 0; i < n; i++)
+    total += scratch[i];
+  return total;
+}

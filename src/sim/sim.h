@@ -1,0 +1,138 @@
+/* The simulation state: materials, shapes, bodies, spheres, walls, neighbour lists. */
+#ifndef DEM_SIM_H
+#define DEM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dem/status.h"
+#include "integrators/rotation.h"
+#include "setup/clump.h"
+
+/* Loops over fewer items than this run on one thread: below it, OpenMP's
+ * fork and barrier cost more than the work. */
+#define DEM_PARALLEL_MIN 2048
+
+struct dem_material {
+  char *name;
+  double density, young_modulus, poisson_ratio;
+};
+
+/* A clump template. Offsets are in the body principal frame. */
+struct dem_shape {
+  char *name;
+  int material;
+  size_t n_spheres;
+  double (*offset)[3];
+  double *radius;
+  struct dem_clump_props props; /* mass, inertia, bounding radius, ... */
+};
+
+/* Bodies, structure of arrays. Angular velocity in the body principal frame;
+ * force and torque accumulators in the lab frame. v and w are what the
+ * scheme holds (half step behind at a step boundary for leapfrog). */
+struct dem_bodies {
+  size_t n;
+  double (*x)[3], (*v)[3], (*q)[4], (*w)[3];
+  double (*force)[3], (*torque)[3];
+  double *mass, (*inertia)[3];
+  double *rot_aux; /* n x DEM_ROT_AUX, the rotation scheme's own state */
+  int *shape;
+  size_t *first_member; /* n + 1: members of body b are member_slot[first..] */
+  size_t *member_slot;  /* sphere index of each member, fixed member order */
+};
+
+/* Spheres, structure of arrays, sorted by cell at each neighbour build. */
+struct dem_spheres {
+  size_t n;
+  double (*x)[3];      /* lab position */
+  double (*x_build)[3]; /* position at the last neighbour build */
+  double (*offset)[3]; /* body principal frame */
+  double (*force)[3];
+  double *radius;
+  int *body;
+  int *material;
+  size_t *member; /* index of this sphere in its body's member list */
+};
+
+/* Full (both directions) Verlet lists in CSR form. */
+struct dem_neighbors {
+  double skin;
+  size_t *start; /* n_spheres + 1 */
+  int *list;
+  size_t capacity;
+  long builds;
+  /* cell grid scratch */
+  size_t *cell_start, *cell_of, *order, n_cells_alloc;
+  size_t *count_scratch;
+  void *perm_scratch;
+  size_t perm_scratch_bytes;
+};
+
+struct dem_walls {
+  int enabled;
+  double lo[3], hi[3];
+  int material;
+};
+
+struct dem_pipeline; /* operators/pipeline.h */
+
+struct dem_sim {
+  double dt, t, end_time;
+  double t_eval; /* time of the positions while a step runs (for loads) */
+  long step, n_steps;
+  double t0;  /* time at step0; t = t0 + (step - step0) dt, no accumulation */
+  long step0;
+  uint64_t seed;
+  double gravity[3];
+
+  struct dem_material *materials;
+  size_t n_materials;
+  double *estar; /* n_materials^2 effective moduli, plus walls */
+
+  struct dem_shape *shapes;
+  size_t n_shapes;
+
+  struct dem_bodies b;
+  struct dem_spheres s;
+  struct dem_walls walls;
+  struct dem_neighbors nb;
+  double max_radius, min_radius;
+
+  struct dem_pipeline *pipeline;
+};
+
+/* Allocates the body and sphere arrays (zeroed). */
+dem_status dem_sim_alloc_bodies(struct dem_sim *sim, size_t n_bodies,
+                                size_t n_spheres);
+/* Frees everything the sim owns (not the struct itself). */
+void dem_sim_release(struct dem_sim *sim);
+
+/* Effective modulus of two materials: 1/E* = (1-nu1^2)/E1 + (1-nu2^2)/E2. */
+double dem_effective_modulus(const struct dem_material *a,
+                             const struct dem_material *b);
+
+/* A body's rotational state, gathered for an integrator and put back. */
+static inline void dem_body_rot_load(const struct dem_bodies *b, size_t i,
+                                     struct dem_rot_state *s) {
+  for (int k = 0; k < 4; k++)
+    s->q[k] = b->q[i][k];
+  for (int k = 0; k < 3; k++)
+    s->w[k] = b->w[i][k];
+  for (int k = 0; k < DEM_ROT_AUX; k++)
+    s->aux[k] = b->rot_aux[i * DEM_ROT_AUX + k];
+}
+static inline void dem_body_rot_store(struct dem_bodies *b, size_t i,
+                                      const struct dem_rot_state *s) {
+  for (int k = 0; k < 4; k++)
+    b->q[i][k] = s->q[k];
+  for (int k = 0; k < 3; k++)
+    b->w[i][k] = s->w[k];
+  for (int k = 0; k < DEM_ROT_AUX; k++)
+    b->rot_aux[i * DEM_ROT_AUX + k] = s->aux[k];
+}
+
+/* Sphere positions from body positions and orientations. */
+void dem_sim_update_spheres(struct dem_sim *sim);
+
+#endif

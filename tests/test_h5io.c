@@ -1,0 +1,759 @@
+/* Check suite for the HDF5 writer/reader, the XDMF sidecar and `dem energy`. */
+#include <check.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "cli/commands.h"
+#include "dem/status.h"
+#include "io/h5io.h"
+
+/* ------------------------------------------------------------------ */
+/* Scratch directory per test                                           */
+
+static char tmpdir[256];
+
+static void remove_tree(const char *path) {
+  struct stat sb;
+  DIR *d;
+  struct dirent *e;
+  if (lstat(path, &sb) != 0)
+    return;
+  if (!S_ISDIR(sb.st_mode)) {
+    unlink(path);
+    return;
+  }
+  chmod(path, 0700);
+  d = opendir(path);
+  while (d && (e = readdir(d)) != NULL) {
+    char child[1024];
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+    remove_tree(child);
+  }
+  if (d)
+    closedir(d);
+  rmdir(path);
+}
+
+static void setup(void) {
+  const char *base = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof tmpdir, "%s/dem_h5io_XXXXXX",
+           base && base[0] ? base : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+  dem_error_clear();
+}
+
+static void teardown(void) { remove_tree(tmpdir); }
+
+static void tmp_path(char *buf, size_t size, const char *name) {
+  snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+/* Number of entries of tmpdir whose name starts with prefix. */
+static int count_entries(const char *prefix) {
+  DIR *d = opendir(tmpdir);
+  struct dirent *e;
+  int n = 0;
+  while (d && (e = readdir(d)) != NULL)
+    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+        strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+      n++;
+  if (d)
+    closedir(d);
+  return n;
+}
+
+static const struct dem_h5_run_info run_info = {
+    "simulation: {time_step: 0.001}\n", "spiral_leapfrog", "0.1.0-test", 0.001};
+
+/* ------------------------------------------------------------------ */
+/* Snapshot contents from a seed                                        */
+
+struct snapbuf {
+  size_t nb, ns, aux;
+  double (*pos)[3], (*vel)[3], (*q)[4], (*w)[3], *mass, (*inertia)[3];
+  int *shape;
+  double (*sp)[3], *r;
+  int *body;
+  double (*sv)[3], (*sw)[3], *rot_aux;
+};
+
+static double value(long k, int field, size_t i) {
+  return (double)k * 1000.0 + field + sin((double)i + 0.37 * field);
+}
+
+static void fill(double *a, size_t n, long k, int field) {
+  for (size_t i = 0; i < n; i++)
+    a[i] = value(k, field, i);
+}
+
+static void snapbuf_init(struct snapbuf *b, size_t nb, size_t per_body,
+                         size_t aux, long k) {
+  b->nb = nb;
+  b->ns = nb * per_body;
+  b->aux = aux;
+  b->pos = malloc(nb * sizeof *b->pos);
+  b->vel = malloc(nb * sizeof *b->vel);
+  b->q = malloc(nb * sizeof *b->q);
+  b->w = malloc(nb * sizeof *b->w);
+  b->mass = malloc(nb * sizeof *b->mass);
+  b->inertia = malloc(nb * sizeof *b->inertia);
+  b->shape = malloc(nb * sizeof *b->shape);
+  b->sp = malloc(b->ns * sizeof *b->sp);
+  b->r = malloc(b->ns * sizeof *b->r);
+  b->body = malloc(b->ns * sizeof *b->body);
+  b->sv = malloc(nb * sizeof *b->sv);
+  b->sw = malloc(nb * sizeof *b->sw);
+  b->rot_aux = malloc((nb * aux + 1) * sizeof *b->rot_aux);
+  fill(&b->pos[0][0], 3 * nb, k, 0);
+  fill(&b->vel[0][0], 3 * nb, k, 1);
+  fill(&b->q[0][0], 4 * nb, k, 2);
+  fill(&b->w[0][0], 3 * nb, k, 3);
+  fill(b->mass, nb, k, 4);
+  fill(&b->inertia[0][0], 3 * nb, k, 5);
+  fill(&b->sp[0][0], 3 * b->ns, k, 6);
+  fill(b->r, b->ns, k, 7);
+  fill(&b->sv[0][0], 3 * nb, k, 8);
+  fill(&b->sw[0][0], 3 * nb, k, 9);
+  fill(b->rot_aux, nb * aux, k, 10);
+  for (size_t i = 0; i < nb; i++)
+    b->shape[i] = (int)((i + (size_t)k) % 3);
+  for (size_t i = 0; i < b->ns; i++)
+    b->body[i] = (int)(i / per_body);
+}
+
+static void snapbuf_free(struct snapbuf *b) {
+  free(b->pos);
+  free(b->vel);
+  free(b->q);
+  free(b->w);
+  free(b->mass);
+  free(b->inertia);
+  free(b->shape);
+  free(b->sp);
+  free(b->r);
+  free(b->body);
+  free(b->sv);
+  free(b->sw);
+  free(b->rot_aux);
+}
+
+static struct dem_snapshot snapbuf_view(const struct snapbuf *b, long k,
+                                        int with_state) {
+  struct dem_snapshot s = {0};
+  s.step = 100 * k;
+  s.time = 0.1 * (double)k;
+  s.n_bodies = b->nb;
+  s.position = (const double(*)[3])b->pos;
+  s.velocity = (const double(*)[3])b->vel;
+  s.orientation = (const double(*)[4])b->q;
+  s.angular_velocity = (const double(*)[3])b->w;
+  s.mass = b->mass;
+  s.inertia = (const double(*)[3])b->inertia;
+  s.shape = b->shape;
+  s.n_spheres = b->ns;
+  s.sphere_position = (const double(*)[3])b->sp;
+  s.sphere_radius = b->r;
+  s.sphere_body = b->body;
+  if (with_state) {
+    s.state_velocity = (const double(*)[3])b->sv;
+    s.state_angular_velocity = (const double(*)[3])b->sw;
+    s.state_rot_aux = b->rot_aux;
+    s.aux_width = b->aux;
+  }
+  return s;
+}
+
+/* 0 when d holds exactly (bitwise) snapshot k of b. */
+static int snapshot_differs(const struct dem_snapshot_data *d,
+                            const struct snapbuf *b, long k, int with_state) {
+  size_t nb = b->nb, ns = b->ns;
+  if (d->index != k || d->step != 100 * k || d->time != 0.1 * (double)k ||
+      d->n_bodies != nb || d->n_spheres != ns || d->has_state != with_state)
+    return 1;
+  if (memcmp(d->position, b->pos, nb * sizeof *b->pos) ||
+      memcmp(d->velocity, b->vel, nb * sizeof *b->vel) ||
+      memcmp(d->orientation, b->q, nb * sizeof *b->q) ||
+      memcmp(d->angular_velocity, b->w, nb * sizeof *b->w) ||
+      memcmp(d->mass, b->mass, nb * sizeof *b->mass) ||
+      memcmp(d->inertia, b->inertia, nb * sizeof *b->inertia) ||
+      memcmp(d->shape, b->shape, nb * sizeof *b->shape) ||
+      memcmp(d->sphere_position, b->sp, ns * sizeof *b->sp) ||
+      memcmp(d->sphere_radius, b->r, ns * sizeof *b->r) ||
+      memcmp(d->sphere_body, b->body, ns * sizeof *b->body))
+    return 2;
+  if (with_state &&
+      (d->aux_width != b->aux ||
+       memcmp(d->state_velocity, b->sv, nb * sizeof *b->sv) ||
+       memcmp(d->state_angular_velocity, b->sw, nb * sizeof *b->sw) ||
+       memcmp(d->state_rot_aux, b->rot_aux, nb * b->aux * sizeof(double))))
+    return 3;
+  return 0;
+}
+
+static struct dem_energy_row energy_row(long step, double total) {
+  struct dem_energy_row r = {step,        0.5 * (double)step, total * 0.25,
+                             total * 0.5, total * 0.125,      total * 0.125,
+                             total};
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Energy series and summary                                            */
+
+START_TEST(test_energy_summary) {
+  char path[512];
+  struct dem_h5_writer *w;
+  struct dem_energy_row rows[4] = {energy_row(0, 10.0), energy_row(1, 10.1),
+                                   energy_row(2, 9.8), energy_row(3, 10.05)};
+  struct dem_energy_series s;
+  struct dem_energy_summary sum;
+  double e[4] = {10.0, 10.1, 9.8, 10.05}, mean = 0.0;
+  char *config, *scheme, *version;
+  double dt;
+
+  tmp_path(path, sizeof path, "energy.h5");
+  ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_energy_append(w, rows, 2), DEM_OK);
+  ck_assert_int_eq(dem_h5_energy_append(w, rows + 2, 2), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+
+  ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_OK);
+  ck_assert_uint_eq(s.n, 4);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_int_eq(s.step[i], rows[i].step);
+    ck_assert(s.time[i] == rows[i].time);
+    ck_assert(s.kinetic_translational[i] == rows[i].kinetic_translational);
+    ck_assert(s.kinetic_rotational[i] == rows[i].kinetic_rotational);
+    ck_assert(s.elastic[i] == rows[i].elastic);
+    ck_assert(s.gravity[i] == rows[i].gravity);
+    ck_assert(s.total[i] == rows[i].total);
+  }
+  dem_energy_summarize(&s, &sum);
+  for (int i = 0; i < 4; i++)
+    mean += fabs(e[i] - e[0]) / fabs(e[0]);
+  mean /= 4.0;
+  ck_assert_uint_eq(sum.n, 4);
+  ck_assert(sum.e0 == 10.0);
+  ck_assert(sum.e_end == 10.05);
+  ck_assert(sum.t_end == 1.5);
+  ck_assert(sum.max_rel_dev == fabs(9.8 - 10.0) / 10.0);
+  ck_assert(sum.mean_rel_dev == mean);
+  ck_assert(sum.final_drift == (10.05 - 10.0) / 10.0);
+  ck_assert_double_eq_tol(sum.max_rel_dev, 0.02, 1e-14);
+  ck_assert_double_eq_tol(sum.mean_rel_dev, 0.00875, 1e-14);
+  ck_assert_double_eq_tol(sum.final_drift, 0.005, 1e-14);
+  dem_energy_series_free(&s);
+  ck_assert_ptr_null(s.total);
+
+  ck_assert_int_eq(dem_h5_read_run_info(path, &config, &scheme, &version, &dt),
+                   DEM_OK);
+  ck_assert_str_eq(config, run_info.config_text);
+  ck_assert_str_eq(scheme, "spiral_leapfrog");
+  ck_assert_str_eq(version, "0.1.0-test");
+  ck_assert(dt == 0.001);
+  free(config);
+  free(scheme);
+  free(version);
+}
+END_TEST
+
+START_TEST(test_energy_many_rows) {
+  char path[512];
+  struct dem_h5_writer *w;
+  struct dem_energy_series s;
+  struct dem_energy_summary sum;
+  struct dem_energy_row rows[7];
+  const long n = 3001; /* crosses chunk boundaries, ragged last block */
+
+  tmp_path(path, sizeof path, "many.h5");
+  ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
+  for (long i = 0; i < n; i += 7) {
+    size_t m = (size_t)(n - i < 7 ? n - i : 7);
+    for (size_t j = 0; j < m; j++)
+      rows[j] = energy_row(i + (long)j, 1.0 + 1e-3 * sin((double)(i + j)));
+    ck_assert_int_eq(dem_h5_energy_append(w, rows, m), DEM_OK);
+  }
+  ck_assert_int_eq(dem_h5_energy_append(w, rows, 0), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+  ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_OK);
+  ck_assert_uint_eq(s.n, (size_t)n);
+  for (long i = 0; i < n; i++) {
+    ck_assert_int_eq(s.step[i], i);
+    ck_assert(s.total[i] == 1.0 + 1e-3 * sin((double)i));
+  }
+  dem_energy_summarize(&s, &sum);
+  ck_assert(sum.t_end == 0.5 * (double)(n - 1));
+  ck_assert(sum.max_rel_dev > 0.0 && sum.max_rel_dev <= 2e-3);
+  dem_energy_series_free(&s);
+}
+END_TEST
+
+START_TEST(test_summary_edge_cases) {
+  struct dem_energy_series empty = {0};
+  struct dem_energy_summary sum;
+  long step[2] = {0, 1};
+  double t[2] = {0.0, 1.0}, zero[2] = {0.0, 1.0};
+  struct dem_energy_series z = {2, step, t, zero, zero, zero, zero, zero};
+  dem_energy_summarize(&empty, &sum);
+  ck_assert_uint_eq(sum.n, 0);
+  ck_assert(sum.e0 == 0.0 && sum.max_rel_dev == 0.0);
+  dem_energy_summarize(&z, &sum);
+  ck_assert(isnan(sum.max_rel_dev) && isnan(sum.final_drift));
+  ck_assert(sum.e_end == 1.0 && sum.t_end == 1.0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Snapshots                                                            */
+
+START_TEST(test_snapshot_roundtrip) {
+  char path[512], xmf[512], text[8192];
+  struct dem_h5_writer *w;
+  struct snapbuf b0, b1;
+  struct dem_snapshot s0, s1;
+  struct dem_snapshot_data d;
+  size_t count;
+  FILE *f;
+  size_t len;
+
+  tmp_path(path, sizeof path, "snap.h5");
+  tmp_path(xmf, sizeof xmf, "snap.xmf");
+  snapbuf_init(&b0, 5, 3, 2, 0);
+  snapbuf_init(&b1, 5, 3, 2, 1);
+  s0 = snapbuf_view(&b0, 0, 0);
+  s1 = snapbuf_view(&b1, 1, 1);
+  ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_snapshot_write(w, &s0), DEM_OK);
+  ck_assert_int_eq(dem_h5_snapshot_write(w, &s1), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+
+  ck_assert_int_eq(dem_h5_snapshot_count(path, &count), DEM_OK);
+  ck_assert_uint_eq(count, 2);
+  ck_assert_int_eq(dem_h5_read_last_snapshot(path, &d), DEM_OK);
+  ck_assert_int_eq(snapshot_differs(&d, &b1, 1, 1), 0);
+  dem_snapshot_data_free(&d);
+  ck_assert_ptr_null(d.position);
+  ck_assert_int_eq(dem_h5_read_snapshot(path, 0, &d), DEM_OK);
+  ck_assert_int_eq(snapshot_differs(&d, &b0, 0, 0), 0);
+  ck_assert_ptr_null(d.state_velocity);
+  dem_snapshot_data_free(&d);
+  ck_assert_int_eq(dem_h5_read_snapshot(path, 7, &d), DEM_ERR_IO);
+  ck_assert_ptr_nonnull(strstr(dem_last_error(), "no snapshot 000007"));
+
+  /* The sidecar lists both snapshots by the file's basename. */
+  f = fopen(xmf, "r");
+  ck_assert_ptr_nonnull(f);
+  len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = '\0';
+  ck_assert_ptr_nonnull(
+      strstr(text, ">snap.h5:/snapshots/000000/spheres/position<"));
+  ck_assert_ptr_nonnull(
+      strstr(text, ">snap.h5:/snapshots/000001/spheres/body<"));
+  ck_assert_ptr_nonnull(strstr(text, "CollectionType=\"Temporal\""));
+  ck_assert_ptr_null(strstr(text, tmpdir));
+  ck_assert_int_eq(count_entries("."), 0); /* no temporary files left */
+  snapbuf_free(&b0);
+  snapbuf_free(&b1);
+}
+END_TEST
+
+START_TEST(test_empty_snapshot) {
+  char path[512];
+  struct dem_h5_writer *w;
+  struct dem_snapshot s = {0};
+  struct dem_snapshot_data d;
+  tmp_path(path, sizeof path, "empty.h5");
+  s.step = 3;
+  s.time = 0.25;
+  ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_snapshot_write(w, &s), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+  ck_assert_int_eq(dem_h5_read_last_snapshot(path, &d), DEM_OK);
+  ck_assert_uint_eq(d.n_bodies, 0);
+  ck_assert_uint_eq(d.n_spheres, 0);
+  ck_assert_int_eq(d.step, 3);
+  ck_assert(d.time == 0.25);
+  ck_assert_ptr_null(d.position);
+  dem_snapshot_data_free(&d);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Creating: overwrite protection and unwritable places                 */
+
+START_TEST(test_refuse_overwrite) {
+  char path[512], expected[600], xmf[512];
+  struct dem_h5_writer *w;
+  struct dem_energy_row row = energy_row(0, 1.0);
+  struct dem_energy_series s;
+  struct stat sb;
+
+  tmp_path(path, sizeof path, "out.h5");
+  tmp_path(xmf, sizeof xmf, "out.xmf");
+  ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_energy_append(w, &row, 1), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+
+  ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_ERR_IO);
+  ck_assert_ptr_null(w);
+  snprintf(expected, sizeof expected, "%s: exists (use --force to overwrite)",
+           path);
+  ck_assert_str_eq(dem_last_error(), expected);
+  ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_OK); /* untouched */
+  ck_assert_uint_eq(s.n, 1);
+  dem_energy_series_free(&s);
+
+  /* A stale sidecar goes away with the old file. */
+  fclose(fopen(xmf, "w"));
+  dem_error_clear();
+  ck_assert_int_eq(dem_h5_create(path, 1, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+  ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_OK);
+  ck_assert_uint_eq(s.n, 0);
+  dem_energy_series_free(&s);
+  ck_assert_int_ne(stat(xmf, &sb), 0);
+  ck_assert_int_eq(count_entries("."), 0);
+}
+END_TEST
+
+START_TEST(test_unwritable_directory) {
+  char dir[300], path[400], missing[600];
+  struct dem_h5_writer *w;
+  pid_t pid;
+  int status;
+
+  tmp_path(dir, sizeof dir, "ro");
+  ck_assert_int_eq(mkdir(dir, 0555), 0);
+  ck_assert_int_eq(chmod(tmpdir, 0755), 0);
+  snprintf(path, sizeof path, "%s/out.h5", dir);
+
+  /* In a child that is not root (root writes anywhere). */
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    char expected[1024];
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+      _exit(10);
+    if (dem_h5_create(path, 0, &run_info, &w) != DEM_ERR_IO || w)
+      _exit(11);
+    snprintf(expected, sizeof expected,
+             "%s: cannot create file in directory '%s' (Permission denied)",
+             path, dir);
+    if (strcmp(dem_last_error(), expected) != 0) {
+      fprintf(stderr, "got: %s\n", dem_last_error());
+      _exit(12);
+    }
+    _exit(0);
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 0);
+  ck_assert_int_eq(access(path, F_OK), -1);
+
+  snprintf(missing, sizeof missing, "%s/no/such/dir/out.h5", tmpdir);
+  ck_assert_int_eq(dem_h5_create(missing, 0, &run_info, &w), DEM_ERR_IO);
+  ck_assert_ptr_nonnull(strstr(dem_last_error(), missing));
+  ck_assert_ptr_nonnull(strstr(dem_last_error(), "No such file or directory"));
+
+  dem_error_clear();
+  ck_assert_int_eq(dem_h5_create(tmpdir, 1, &run_info, &w), DEM_ERR_IO);
+  ck_assert_ptr_nonnull(strstr(dem_last_error(), "is a directory"));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Reading what is not a dem file                                       */
+
+START_TEST(test_read_errors) {
+  char path[512], expected[600];
+  struct dem_energy_series s;
+  struct dem_snapshot_data d;
+  hid_t f;
+  FILE *txt;
+
+  tmp_path(path, sizeof path, "missing.h5");
+  ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_ERR_IO);
+  snprintf(expected, sizeof expected, "%s: No such file or directory", path);
+  ck_assert_str_eq(dem_last_error(), expected);
+
+  tmp_path(path, sizeof path, "text.h5");
+  txt = fopen(path, "w");
+  fputs("not hdf5\n", txt);
+  fclose(txt);
+  dem_error_clear();
+  ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_ERR_IO);
+  ck_assert_ptr_nonnull(strstr(dem_last_error(), "cannot open as HDF5"));
+  ck_assert_int_eq(strncmp(dem_last_error(), path, strlen(path)), 0);
+
+  tmp_path(path, sizeof path, "other.h5");
+  f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert_int_ge(f, 0);
+  H5Fclose(f);
+  dem_error_clear();
+  ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_ERR_IO);
+  snprintf(expected, sizeof expected,
+           "%s: not a dem output file (no dem_version attribute)", path);
+  ck_assert_str_eq(dem_last_error(), expected);
+  dem_error_clear();
+  ck_assert_int_eq(dem_h5_read_last_snapshot(path, &d), DEM_ERR_IO);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* `dem energy`                                                         */
+
+/* Runs dem_cmd_energy with stdout and stderr sent to files; returns its
+ * result and leaves the outputs in out/err (NUL-terminated). */
+static int run_energy(int argc, char **argv, char *out, char *err,
+                      size_t size) {
+  char opath[512], epath[512];
+  int saved_out = dup(1), saved_err = dup(2), rc, fd;
+  FILE *f;
+  size_t n;
+  tmp_path(opath, sizeof opath, "stdout.txt");
+  tmp_path(epath, sizeof epath, "stderr.txt");
+  fflush(stdout);
+  fflush(stderr);
+  fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 1);
+  close(fd);
+  fd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 2);
+  close(fd);
+  rc = dem_cmd_energy(argc, argv);
+  fflush(stdout);
+  fflush(stderr);
+  dup2(saved_out, 1);
+  dup2(saved_err, 2);
+  close(saved_out);
+  close(saved_err);
+  f = fopen(opath, "r");
+  n = fread(out, 1, size - 1, f);
+  out[n] = '\0';
+  fclose(f);
+  f = fopen(epath, "r");
+  n = fread(err, 1, size - 1, f);
+  err[n] = '\0';
+  fclose(f);
+  return rc;
+}
+
+START_TEST(test_cmd_energy) {
+  char a[512], b[512], missing[512], out[4096], err[4096];
+  struct dem_h5_writer *w;
+  struct dem_energy_row rows[4] = {energy_row(0, 10.0), energy_row(1, 10.1),
+                                   energy_row(2, 9.8), energy_row(3, 10.05)};
+  char csv[] = "--csv", help[] = "--help", name[] = "energy";
+
+  tmp_path(a, sizeof a, "a.h5");
+  tmp_path(b, sizeof b, "b_with_a_longer_name.h5");
+  tmp_path(missing, sizeof missing, "missing.h5");
+  ck_assert_int_eq(dem_h5_create(a, 0, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_energy_append(w, rows, 4), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+  ck_assert_int_eq(dem_h5_create(b, 0, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+  {
+    char *argv[] = {name, a, NULL};
+    ck_assert_int_eq(run_energy(2, argv, out, err, sizeof out), 0);
+    ck_assert_str_eq(err, "");
+    ck_assert_ptr_nonnull(strstr(out, "max_dev_%"));
+    ck_assert_ptr_nonnull(strstr(out, "0.875"));
+    ck_assert_ptr_nonnull(strstr(out, "10.05"));
+  }
+  {
+    char *argv[] = {name, a, csv, NULL};
+    char expected[1024];
+    ck_assert_int_eq(run_energy(3, argv, out, err, sizeof out), 0);
+    snprintf(expected, sizeof expected,
+             "file,rows,t_end,e0,e_end,max_rel_dev_percent,"
+             "mean_rel_dev_percent,final_drift_percent\n%s,4,1.5,10,10.05,",
+             a);
+    ck_assert_int_eq(strncmp(out, expected, strlen(expected)), 0);
+  }
+  {
+    char *argv[] = {name, a, b, missing, NULL};
+    ck_assert_int_eq(run_energy(4, argv, out, err, sizeof out), 1);
+    ck_assert_ptr_nonnull(
+        strstr(err, "b_with_a_longer_name.h5: no energy rows"));
+    ck_assert_ptr_nonnull(strstr(err, "missing.h5: No such file or directory"));
+    ck_assert_ptr_nonnull(strstr(out, "a.h5"));
+  }
+  {
+    char *argv[] = {name, help, NULL};
+    ck_assert_int_eq(run_energy(2, argv, out, err, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "usage: dem energy"));
+  }
+  {
+    char *argv[] = {name, NULL};
+    ck_assert_int_ne(run_energy(1, argv, out, err, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(err, "usage: dem energy"));
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* A writer killed with SIGKILL leaves every completed snapshot readable */
+
+enum { KILL_BODIES = 400, KILL_PER_BODY = 3, KILL_AUX = 4, KILL_ROWS = 10 };
+
+/* The child: writes energy rows and snapshots until killed, reporting
+ * each completed snapshot index on fd. */
+static void kill_child(const char *path, int fd) {
+  struct dem_h5_writer *w;
+  if (dem_h5_create(path, 1, &run_info, &w) != DEM_OK)
+    _exit(3);
+  for (long k = 0;; k++) {
+    struct snapbuf b;
+    struct dem_snapshot s;
+    struct dem_energy_row rows[KILL_ROWS];
+    dem_status st;
+    for (int j = 0; j < KILL_ROWS; j++)
+      rows[j] = energy_row(k * KILL_ROWS + j, (double)(k * KILL_ROWS + j));
+    snapbuf_init(&b, KILL_BODIES, KILL_PER_BODY, KILL_AUX, k);
+    s = snapbuf_view(&b, k, 1);
+    st = dem_h5_energy_append(w, rows, KILL_ROWS);
+    if (st == DEM_OK)
+      st = dem_h5_snapshot_write(w, &s);
+    snapbuf_free(&b);
+    if (st != DEM_OK)
+      _exit(4);
+    if (write(fd, &k, sizeof k) != (ssize_t)sizeof k)
+      _exit(5);
+  }
+}
+
+/* One trial; returns 0 when the killed file holds what it must. */
+static int kill_trial(const char *path, unsigned *seed) {
+  int fds[2];
+  long k = -1, acked = -1, target = (long)(rand_r(seed) % 12);
+  unsigned delay_us = (unsigned)(rand_r(seed) % 4000);
+  pid_t pid;
+  struct dem_snapshot_data d;
+  struct dem_energy_series s;
+  int bad = 0;
+
+  if (pipe(fds) != 0)
+    return 100;
+  pid = fork();
+  if (pid < 0)
+    return 101;
+  if (pid == 0) {
+    close(fds[0]);
+    kill_child(path, fds[1]);
+  }
+  close(fds[1]);
+  while (acked < target && read(fds[0], &k, sizeof k) == (ssize_t)sizeof k)
+    acked = k;
+  if (acked < target) {
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    return 102; /* the child failed on its own */
+  }
+  nanosleep(&(struct timespec){0, 1000L * (long)delay_us}, NULL);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  while (read(fds[0], &k, sizeof k) == (ssize_t)sizeof k)
+    acked = k;
+  close(fds[0]);
+
+  dem_error_clear();
+  if (dem_h5_read_last_snapshot(path, &d) != DEM_OK) {
+    fprintf(stderr, "kill trial: %s\n", dem_last_error());
+    return 1;
+  }
+  if (d.index < acked || d.index > acked + 1)
+    bad = 2;
+  for (long i = 0; i <= d.index && !bad; i++) {
+    struct snapbuf b;
+    struct dem_snapshot_data di;
+    snapbuf_init(&b, KILL_BODIES, KILL_PER_BODY, KILL_AUX, i);
+    if (dem_h5_read_snapshot(path, i, &di) != DEM_OK) {
+      fprintf(stderr, "kill trial: %s\n", dem_last_error());
+      bad = 3;
+    } else if (snapshot_differs(&di, &b, i, 1)) {
+      bad = 4;
+    }
+    dem_snapshot_data_free(&di);
+    snapbuf_free(&b);
+  }
+  dem_snapshot_data_free(&d);
+  if (bad)
+    return bad;
+  if (dem_h5_read_energy(path, &s) != DEM_OK) {
+    fprintf(stderr, "kill trial: %s\n", dem_last_error());
+    return 5;
+  }
+  /* Every acknowledged append is there, whole blocks only, exact. */
+  if (s.n < (size_t)(acked + 1) * KILL_ROWS || s.n % KILL_ROWS != 0)
+    bad = 6;
+  for (size_t i = 0; i < s.n && !bad; i++)
+    if (s.step[i] != (long)i || s.total[i] != (double)i)
+      bad = 7;
+  dem_energy_series_free(&s);
+  return bad;
+}
+
+START_TEST(test_sigkill_leaves_readable_file) {
+  char path[512];
+  const char *env = getenv("DEM_H5_KILL_TRIALS");
+  int trials = env ? atoi(env) : 25, failures = 0;
+  unsigned seed = (unsigned)time(NULL);
+  tmp_path(path, sizeof path, "killed.h5");
+  for (int t = 0; t < trials; t++) {
+    int r = kill_trial(path, &seed);
+    if (r) {
+      fprintf(stderr, "kill trial %d failed (code %d)\n", t, r);
+      failures++;
+    }
+  }
+  ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
+static Suite *h5io_suite(void) {
+  Suite *s = suite_create("h5io");
+  TCase *tc = tcase_create("core");
+  TCase *kill_tc = tcase_create("sigkill");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_energy_summary);
+  tcase_add_test(tc, test_energy_many_rows);
+  tcase_add_test(tc, test_summary_edge_cases);
+  tcase_add_test(tc, test_snapshot_roundtrip);
+  tcase_add_test(tc, test_empty_snapshot);
+  tcase_add_test(tc, test_refuse_overwrite);
+  tcase_add_test(tc, test_unwritable_directory);
+  tcase_add_test(tc, test_read_errors);
+  tcase_add_test(tc, test_cmd_energy);
+  suite_add_tcase(s, tc);
+  tcase_add_checked_fixture(kill_tc, setup, teardown);
+  tcase_add_test(kill_tc, test_sigkill_leaves_readable_file);
+  tcase_set_timeout(kill_tc, 600);
+  suite_add_tcase(s, kill_tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(h5io_suite());
+  int failed;
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
