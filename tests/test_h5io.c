@@ -611,7 +611,7 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* A writer killed with SIGKILL leaves every completed snapshot readable */
 
-enum { KILL_BODIES = 400, KILL_PER_BODY = 3, KILL_AUX = 4, KILL_ROWS = 10 };
+enum { KILL_BODIES = 400, KILL_PER_BODY = 3, KILL_AUX = 4, KILL_ROWS = 100 };
 
 /* The child: writes energy rows and snapshots until killed, reporting
  * each completed snapshot index on fd. */

@@ -1,4 +1,5 @@
-/* Fincham's leapfrog with angular momentum (del Valle et al., App. B.3; Yade). */
+/* Fincham's leapfrog with angular momentum (del Valle et al., App. B.3; Yade).
+ */
 #include "integrators/rot_common.h"
 
 /* aux[0..2]: lab-frame angular momentum L(t - dt/2). */
@@ -33,20 +34,20 @@ static void fincham_step(struct dem_rot_state *s, const double inertia[3],
   q_to_matrix(R, u);
   v3_copy(Lt, L);
   v3_axpy(Lt, 0.5 * dt, torque_lab); /* L(t) */
-  body_w(wt, R, inertia, Lt);         /* w(t) */
+  body_w(wt, R, inertia, Lt);        /* w(t) */
   rot_qdot(qd, s->q, wt);
   q_copy(qa, s->q);
-  rot_q_axpy(qa, 0.5 * dt, qd);   /* q(t + dt/2) predicted */
-  v3_axpy(L, dt, torque_lab);     /* L(t + dt/2), Eq. B.4 */
-  body_w(s->w, R, inertia, L);    /* w(t + dt/2), Eq. B.6 */
+  rot_q_axpy(qa, 0.5 * dt, qd); /* q(t + dt/2) predicted */
+  v3_axpy(L, dt, torque_lab);   /* L(t + dt/2), Eq. B.4 */
+  body_w(s->w, R, inertia, L);  /* w(t + dt/2), Eq. B.6 */
   rot_qdot(qd, qa, s->w);
-  rot_q_axpy(s->q, dt, qd);       /* q(t + dt), Eq. B.5 */
+  rot_q_axpy(s->q, dt, qd); /* q(t + dt), Eq. B.5 */
 }
 
 /* w(t) = A(q(t)) (L(t - dt/2) + dt/2 M_lab(t)) / I, Eq. B.6 first line. */
-static void fincham_sync(const struct dem_rot_state *s,
-                         const double inertia[3], const double torque_lab[3],
-                         double dt, double w_out[3]) {
+static void fincham_sync(const struct dem_rot_state *s, const double inertia[3],
+                         const double torque_lab[3], double dt,
+                         double w_out[3]) {
   double R[9], Lt[3], u[4];
   rot_unit(u, s->q);
   q_to_matrix(R, u);

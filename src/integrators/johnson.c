@@ -39,9 +39,9 @@ static void johnson_step(struct dem_rot_state *s, const double inertia[3],
   s->w[2] /= inertia[2];
 }
 
-static void johnson_sync(const struct dem_rot_state *s,
-                         const double inertia[3], const double torque_lab[3],
-                         double dt, double w_out[3]) {
+static void johnson_sync(const struct dem_rot_state *s, const double inertia[3],
+                         const double torque_lab[3], double dt,
+                         double w_out[3]) {
   (void)inertia;
   (void)torque_lab;
   (void)dt;

@@ -1,4 +1,5 @@
-/* Omelyan's advanced leapfrog, three iterations (del Valle et al., App. B.5). */
+/* Omelyan's advanced leapfrog, three iterations (del Valle et al., App. B.5).
+ */
 #include "integrators/rot_common.h"
 
 enum { OMELYAN_ITERATIONS = 3 };
@@ -6,8 +7,7 @@ enum { OMELYAN_ITERATIONS = 3 };
 /* w1 = w0 + h [M/I + c ((w0w0 + w1w1)/2)] solved by fixed-point iteration
  * from w1 = w0 (Eqs. B.10-B.12): Omelyan's product approximation. */
 static void omelyan_kick(double w1[3], const double w0[3],
-                         const double inertia[3], const double M[3],
-                         double h) {
+                         const double inertia[3], const double M[3], double h) {
   const double cx = (inertia[1] - inertia[2]) / inertia[0];
   const double cy = (inertia[2] - inertia[0]) / inertia[1];
   const double cz = (inertia[0] - inertia[1]) / inertia[2];
@@ -43,17 +43,19 @@ static void omelyan_step(struct dem_rot_state *s, const double inertia[3],
   omelyan_kick(s->w, w0, inertia, M, dt);
   double a = dt * dt * v3_dot(s->w, s->w) / 16.0;
   double inv = 1.0 / (1.0 + a);
-  c[0] = (1.0 - a) * inv;
+  /* c - 1 with c = [(1 - a) + dt/2 (0, w)] / (1 + a), applied as
+   * q + q (c - 1) so that rounding does not bias |q| (see rot_expm1). */
+  c[0] = -2.0 * a * inv;
   c[1] = 0.5 * dt * s->w[0] * inv;
   c[2] = 0.5 * dt * s->w[1] * inv;
   c[3] = 0.5 * dt * s->w[2] * inv;
-  q_mul(s->q, s->q, c);
+  rot_q_add_qd(s->q, c);
 }
 
 /* w(t) from w(t-dt/2) by the iteration with h = dt/2 and M(t). */
-static void omelyan_sync(const struct dem_rot_state *s,
-                         const double inertia[3], const double torque_lab[3],
-                         double dt, double w_out[3]) {
+static void omelyan_sync(const struct dem_rot_state *s, const double inertia[3],
+                         const double torque_lab[3], double dt,
+                         double w_out[3]) {
   double M[3];
   q_rotate_inv(M, s->q, torque_lab);
   omelyan_kick(w_out, s->w, inertia, M, 0.5 * dt);

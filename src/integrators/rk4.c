@@ -39,9 +39,11 @@ static void rk4_advance(struct dem_rot_state *s, const double inertia[3],
     rk4_deriv(kq[k], kw[k], q, w, inertia, M);
   }
   for (int i = 0; i < 4; i++)
-    s->q[i] += dt / 6.0 * (kq[0][i] + 2.0 * kq[1][i] + 2.0 * kq[2][i] + kq[3][i]);
+    s->q[i] +=
+        dt / 6.0 * (kq[0][i] + 2.0 * kq[1][i] + 2.0 * kq[2][i] + kq[3][i]);
   for (int i = 0; i < 3; i++)
-    s->w[i] += dt / 6.0 * (kw[0][i] + 2.0 * kw[1][i] + 2.0 * kw[2][i] + kw[3][i]);
+    s->w[i] +=
+        dt / 6.0 * (kw[0][i] + 2.0 * kw[1][i] + 2.0 * kw[2][i] + kw[3][i]);
 }
 
 static void rk4_start(struct dem_rot_state *s, const double inertia[3],

@@ -16,8 +16,8 @@ static inline void rot_wdot(double wdot[3], const double I[3],
 
 /* One SSPRK3 step of length h of Euler's equations with the body-frame
  * torque M held fixed (Eqs. 9-10); h may be negative (start) or dt/2. */
-static inline void rot_ssprk3(double w[3], const double I[3],
-                              const double M[3], double h) {
+static inline void rot_ssprk3(double w[3], const double I[3], const double M[3],
+                              double h) {
   double k1[3], k2[3], k3[3], y[3];
   rot_wdot(k1, I, w, M);
   v3_scale(k1, k1, h);
@@ -34,28 +34,57 @@ static inline void rot_ssprk3(double w[3], const double I[3],
   w[2] += (k1[2] + k2[2] + 4.0 * k3[2]) / 6.0;
 }
 
-/* e = exp((0, v)) = (cos|v|, v sin|v| / |v|), a unit quaternion. */
-static inline void rot_exp(double e[4], const double v[3]) {
-  double th = v3_norm(v);
-  double s = th > 1e-8 ? sin(th) / th : 1.0 - th * th / 6.0;
-  e[0] = cos(th);
+/* exp((0, v)) - 1 = (cos|v| - 1, v sin|v| / |v|), with cos|v| - 1 kept
+ * accurate for tiny angles. Multiplying q by exp(v) as q + q (exp(v) - 1)
+ * rounds only once, at q's scale, so the norm error is an unbiased random
+ * walk. (With (cos|v|, ...) itself, cos|v| rounds to 1 for |v| < 1e-8 and
+ * every product lengthens q by |v|^2/2: the non-leapfrog SPIRAL's second
+ * factor, |v| = dt^2 |wdot| / 4, would drift by ~1e-12 per 1e6 steps.) */
+static inline void rot_expm1(double e[4], const double v[3]) {
+  double t2 = v3_dot(v, v), th = sqrt(t2), s, c1;
+  if (th < 1e-2) {
+    s = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0));
+    c1 = -0.5 * t2 * (1.0 - t2 / 12.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)));
+  } else {
+    s = sin(th) / th;
+    c1 = cos(th) - 1.0;
+  }
+  e[0] = c1;
   e[1] = v[0] * s;
   e[2] = v[1] * s;
   e[3] = v[2] * s;
 }
 
+/* q <- q + q d or q + d q (d = exp(v) - 1, or any unit quaternion - 1). */
+static inline void rot_q_add_qd(double q[4], const double d[4]) {
+  double p[4];
+  q_mul(p, q, d);
+  q[0] += p[0];
+  q[1] += p[1];
+  q[2] += p[2];
+  q[3] += p[3];
+}
+static inline void rot_q_add_dq(double q[4], const double d[4]) {
+  double p[4];
+  q_mul(p, d, q);
+  q[0] += p[0];
+  q[1] += p[1];
+  q[2] += p[2];
+  q[3] += p[3];
+}
+
 /* q <- q * exp((0, v)): rotation about a body-frame vector. */
 static inline void rot_q_mul_exp(double q[4], const double v[3]) {
-  double e[4];
-  rot_exp(e, v);
-  q_mul(q, q, e);
+  double d[4];
+  rot_expm1(d, v);
+  rot_q_add_qd(q, d);
 }
 
 /* q <- exp((0, v)) * q: rotation about a lab-frame vector. */
 static inline void rot_exp_mul_q(double q[4], const double v[3]) {
-  double e[4];
-  rot_exp(e, v);
-  q_mul(q, e, q);
+  double d[4];
+  rot_expm1(d, v);
+  rot_q_add_dq(q, d);
 }
 
 /* qdot = q (0, w) / 2 with w in the body frame (Eq. 1). */

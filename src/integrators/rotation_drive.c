@@ -7,8 +7,8 @@
 void dem_rot_drive_run(const struct dem_rot_drive *d, struct dem_rot_state *s,
                        double t0, long steps, double w_sync[3]) {
   const struct dem_rotation_integrator *r = d->scheme;
-  const int every = d->normalise_every < 0 ? (r->normalise ? 1 : 0)
-                                           : d->normalise_every;
+  const int every =
+      d->normalise_every < 0 ? (r->normalise ? 1 : 0) : d->normalise_every;
   const int use_fn = d->use_step_fn && r->step_fn;
   double tau[3];
   d->torque(d->torque_ctx, t0, s->q, s->w, tau);

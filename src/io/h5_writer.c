@@ -507,6 +507,8 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
     return dem_h5u_fail(w->path, what);
   rc = write_snapshot_group(g, f, n, s);
   if (rc >= 0)
+    rc = H5Fflush(w->file, H5F_SCOPE_GLOBAL);
+  if (rc >= 0)
     rc = H5Olink(g, w->snapshots, name, H5P_DEFAULT, H5P_DEFAULT);
   if (rc < 0) {
     st = dem_h5u_fail(w->path, what);
