@@ -170,6 +170,14 @@ START_TEST(test_cylinder_analytic) {
   e = dem_rel_l1(q1, q2, 4);
   ck_assert_msg(e < 1e-12, "reference q not converged: %.3e", e);
   ck_assert_double_eq_tol(q_norm(q1), 1.0, 1e-14);
+  /* and the independent Magnus-4 reference agrees (t = 1 s and 2 s) */
+  dem_cylinder_q_magnus4(1.0, 1e-5, q2);
+  e = dem_rel_l1(q1, q2, 4);
+  ck_assert_msg(e < 1e-12, "RK4 vs Magnus-4 reference at 1 s: %.3e", e);
+  dem_cylinder_q(2.0, 1e-5, q1);
+  dem_cylinder_q_magnus4(2.0, 1e-5, q2);
+  e = dem_rel_l1(q1, q2, 4);
+  ck_assert_msg(e < 1e-12, "RK4 vs Magnus-4 reference at 2 s: %.3e", e);
 }
 END_TEST
 

@@ -9,4 +9,10 @@ int dem_cmd_energy(int argc, char **argv);
 /* `dem run` / `dem check` (argv[0] is "run" or "check"). */
 int dem_cmd_run(int argc, char **argv);
 
+/* `dem operators`: every operator and rotation integrator with its doc. */
+int dem_cmd_operators(int argc, char **argv);
+
+/* `dem schemes [NAME]`: the named schemes, or one scheme's YAML. */
+int dem_cmd_schemes(int argc, char **argv);
+
 #endif

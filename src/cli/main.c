@@ -22,6 +22,7 @@ static void usage(FILE *f) {
           "       dem check CONFIG.yaml [--set path.key=value ...]\n"
           "       dem energy OUT.h5 [MORE.h5 ...] [--csv]\n"
           "       dem study rotation [--out DIR] [--long]\n"
+          "       dem operators | dem schemes [NAME]\n"
           "       dem --help | --version\n"
           "\n"
           "Run `dem COMMAND --help` for a command's options. Docs: README.md "
@@ -46,6 +47,10 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
     return dem_cmd_run(argc - 1, argv + 1);
+  if (strcmp(cmd, "operators") == 0)
+    return dem_cmd_operators(argc - 1, argv + 1);
+  if (strcmp(cmd, "schemes") == 0)
+    return dem_cmd_schemes(argc - 1, argv + 1);
   if (strcmp(cmd, "energy") == 0)
     return dem_cmd_energy(argc - 1, argv + 1);
   if (strcmp(cmd, "study") == 0)

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "core/quat.h"
+#include "integrators/rot_common.h"
 
 const double dem_cylinder_inertia[3] = {0.0114, 0.0228, 0.0228};
 const double dem_cylinder_w0[3] = {0.3, -0.9, 0.6};
@@ -52,6 +52,29 @@ void dem_cylinder_q_step(double q[4], double t, double h) {
   for (int i = 0; i < 4; i++)
     q[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
   q_normalize(q);
+}
+
+void dem_cylinder_q_step_magnus4(double q[4], double t, double h) {
+  const double r3 = sqrt(3.0);
+  double a1[3], a2[3], x[3], v[3];
+  dem_cylinder_w(t + (0.5 - r3 / 6.0) * h, a1);
+  dem_cylinder_w(t + (0.5 + r3 / 6.0) * h, a2);
+  v3_scale(a1, a1, 0.5);
+  v3_scale(a2, a2, 0.5);
+  v3_cross(x, a1, a2);
+  for (int i = 0; i < 3; i++)
+    v[i] = 0.5 * h * (a1[i] + a2[i]) + r3 / 6.0 * h * h * x[i];
+  rot_q_mul_exp(q, v);
+}
+
+void dem_cylinder_q_magnus4(double t, double h_max, double q[4]) {
+  long n = (long)ceil(t / h_max);
+  if (n < 1)
+    n = 1;
+  double h = t / (double)n;
+  q_set(q, 1.0, 0.0, 0.0, 0.0);
+  for (long i = 0; i < n; i++)
+    dem_cylinder_q_step_magnus4(q, (double)i * h, h);
 }
 
 void dem_cylinder_q(double t, double h_max, double q[4]) {
