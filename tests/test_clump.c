@@ -1,5 +1,4 @@
-/* Tests of clump mass properties (closed form, union integration, principal
- * frame) and the 3x3 eigen-solver. */
+/* Tests of clump mass properties, principal frames and the 3x3 eigen-solver. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -104,6 +103,8 @@ static double lcg_uniform(void) {
   return (double)(lcg_state >> 11) / 9007199254740992.0;
 }
 
+/* A v = V diag(w), ascending, deterministic; V is a rotation since it equals
+ * the matrix of its own unit quaternion. */
 static void check_eigen(const double a[9]) {
   double w[3], v[9], w2[3], v2[9];
   dem_sym3_eigen(a, w, v);
@@ -653,7 +654,7 @@ static size_t load_piece(const struct piece *pc, struct dem_sphere_def *s,
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 START_TEST(test_chess_pieces) {
@@ -709,8 +710,8 @@ START_TEST(test_chess_pieces) {
   }
   if (_i == 5) /* one independent check of a piece: the pawn */
     check_against_grid(s, n, &fine, rho, 1024, 2e-4);
-  printf("| %-6s | %.6e | %.5f | %+.5f, %+.5f, %+.5f | %.4e, %.4e, %.4e | "
-         "%.4f | %d | %.1e | %.1e | %.1f |\n",
+  printf("| %-6s | %.5e | %.6f | %+.6f, %+.6f, %+.6f | %.5e, %.5e, %.5e | "
+         "%.5f | %d | %.1e | %.1e | %.0f |\n",
          pc->name, p.volume, p.mass, p.com[0], p.com[1], p.com[2], p.inertia[0],
          p.inertia[1], p.inertia[2], p.bounding_radius, p.resolution,
          p.rel_change, err, 1e3 * (t1 - t0));

@@ -17,6 +17,8 @@ struct dem_run_options {
   int force;                /* overwrite an existing output file */
   int quiet;                /* no progress line or summary */
   int check_only;           /* validate and report, write nothing */
+  const char *restart;      /* continue the run in this output file from
+                               its last snapshot, appending to it */
 };
 
 /* Loads, checks, sets up and runs a configuration, writing the HDF5 file.

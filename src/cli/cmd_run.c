@@ -11,10 +11,17 @@ static void run_usage(FILE *f) {
           "usage: dem run CONFIG.yaml [-o OUT.h5] [--set path.to.key=value "
           "...]\n"
           "               [--threads N] [--force] [--quiet]\n"
-          "       dem check CONFIG.yaml [--set path.to.key=value ...]\n"
+          "       dem run CONFIG.yaml --restart OUT.h5 [--set ...] "
+          "[--threads N]\n"
+          "       dem check CONFIG.yaml [--set path.to.key=value ...] "
+          "[--restart OUT.h5]\n"
           "\n"
           "  -o, --output FILE   HDF5 output (default: output.file, else "
           "CONFIG's name .h5)\n"
+          "  --restart FILE      continue the run in FILE from its last "
+          "snapshot and\n"
+          "                      append to it (same config, a later "
+          "end_time)\n"
           "  --set PATH=VALUE    replace one value of the config (repeatable; "
           "VALUE is YAML)\n"
           "  --threads N         OpenMP threads (results are bitwise the same "
@@ -40,6 +47,8 @@ int dem_cmd_run(int argc, char **argv) {
     } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
                has_value) {
       opt.output = argv[++i];
+    } else if (strcmp(a, "--restart") == 0 && has_value) {
+      opt.restart = argv[++i];
     } else if (strcmp(a, "--set") == 0 && has_value) {
       sets[opt.n_sets++] = argv[++i];
     } else if (strncmp(a, "--set=", 6) == 0) {

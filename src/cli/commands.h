@@ -15,4 +15,7 @@ int dem_cmd_operators(int argc, char **argv);
 /* `dem schemes [NAME]`: the named schemes, or one scheme's YAML. */
 int dem_cmd_schemes(int argc, char **argv);
 
+/* `dem study rotation [--out DIR] [--long]` (argv[0] is "rotation"). */
+int dem_cmd_study(int argc, char **argv);
+
 #endif

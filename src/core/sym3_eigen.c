@@ -1,5 +1,4 @@
-/* Symmetric 3x3 eigen-decomposition (cyclic Jacobi) and rotation matrix ->
- * quaternion. */
+/* Symmetric 3x3 eigen-solver (cyclic Jacobi), rotation matrix -> quaternion. */
 #include "core/sym3_eigen.h"
 
 #include <float.h>

@@ -1,5 +1,4 @@
-/* Symmetric 3x3 eigen-decomposition (cyclic Jacobi) and rotation matrix ->
- * quaternion. */
+/* Symmetric 3x3 eigen-solver (cyclic Jacobi), rotation matrix -> quaternion. */
 #ifndef DEM_SYM3_EIGEN_H
 #define DEM_SYM3_EIGEN_H
 

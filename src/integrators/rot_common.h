@@ -14,24 +14,31 @@ static inline void rot_wdot(double wdot[3], const double I[3],
   wdot[2] = (M[2] + (I[0] - I[1]) * w[0] * w[1]) / I[2];
 }
 
+/* Euler's equations with the inverse moments precomputed. */
+static inline void rot_wdot_inv(double wdot[3], const double I[3],
+                                const double inv[3], const double w[3],
+                                const double M[3]) {
+  wdot[0] = (M[0] + (I[1] - I[2]) * w[1] * w[2]) * inv[0];
+  wdot[1] = (M[1] + (I[2] - I[0]) * w[2] * w[0]) * inv[1];
+  wdot[2] = (M[2] + (I[0] - I[1]) * w[0] * w[1]) * inv[2];
+}
+
 /* One SSPRK3 step of length h of Euler's equations with the body-frame
  * torque M held fixed (Eqs. 9-10); h may be negative (start) or dt/2. */
 static inline void rot_ssprk3(double w[3], const double I[3], const double M[3],
                               double h) {
+  const double inv[3] = {h / I[0], h / I[1], h / I[2]};
   double k1[3], k2[3], k3[3], y[3];
-  rot_wdot(k1, I, w, M);
-  v3_scale(k1, k1, h);
+  rot_wdot_inv(k1, I, inv, w, M); /* K1 = h wdot(w) */
   v3_add(y, w, k1);
-  rot_wdot(k2, I, y, M);
-  v3_scale(k2, k2, h);
+  rot_wdot_inv(k2, I, inv, y, M); /* K2 = h wdot(w + K1) */
   y[0] = w[0] + 0.25 * (k1[0] + k2[0]);
   y[1] = w[1] + 0.25 * (k1[1] + k2[1]);
   y[2] = w[2] + 0.25 * (k1[2] + k2[2]);
-  rot_wdot(k3, I, y, M);
-  v3_scale(k3, k3, h);
-  w[0] += (k1[0] + k2[0] + 4.0 * k3[0]) / 6.0;
-  w[1] += (k1[1] + k2[1] + 4.0 * k3[1]) / 6.0;
-  w[2] += (k1[2] + k2[2] + 4.0 * k3[2]) / 6.0;
+  rot_wdot_inv(k3, I, inv, y, M); /* K3 = h wdot(w + (K1 + K2)/4) */
+  w[0] += (k1[0] + k2[0] + 4.0 * k3[0]) * (1.0 / 6.0);
+  w[1] += (k1[1] + k2[1] + 4.0 * k3[1]) * (1.0 / 6.0);
+  w[2] += (k1[2] + k2[2] + 4.0 * k3[2]) * (1.0 / 6.0);
 }
 
 /* exp((0, v)) - 1 = (cos|v| - 1, v sin|v| / |v|), with cos|v| - 1 kept

@@ -231,6 +231,8 @@ void dem_snapshot_data_free(struct dem_snapshot_data *d) {
   free(d->state_velocity);
   free(d->state_angular_velocity);
   free(d->state_rot_aux);
+  free(d->state_sphere_member);
+  free(d->state_sphere_x_build);
   memset(d, 0, sizeof *d);
 }
 
@@ -255,6 +257,8 @@ void dem_snapshot_data_view(const struct dem_snapshot_data *d,
   v->state_angular_velocity = (const double(*)[3])d->state_angular_velocity;
   v->state_rot_aux = d->state_rot_aux;
   v->aux_width = d->aux_width;
+  v->state_sphere_member = d->state_sphere_member;
+  v->state_sphere_x_build = (const double(*)[3])d->state_sphere_x_build;
 }
 
 /* Where a dataset is read from and what shape it must have. */
@@ -376,6 +380,10 @@ static dem_status read_snapshot_group(const struct read_ctx *c,
     READ("state/rot_aux", D, sd, &nb, &width, state_rot_aux);
     d->aux_width = width;
   }
+  if (H5Lexists(c->group, "state/sphere_member", H5P_DEFAULT) > 0)
+    READ("state/sphere_member", INT, si, &ns, &vec, state_sphere_member);
+  if (H5Lexists(c->group, "state/sphere_x_build", H5P_DEFAULT) > 0)
+    READ("state/sphere_x_build", D, sd, &ns, &three, state_sphere_x_build);
 #undef READ
   return DEM_OK;
 }

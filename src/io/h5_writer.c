@@ -55,9 +55,8 @@ static char *dir_name(const char *path) {
   return dir;
 }
 
-/* File access properties: metadata is written only by flushes (never
- * evicted in between), so the file on disk stays as of the last flush
- * whatever happens to the process afterwards. */
+/* File access properties: when NOEVICT is set in the environment, an
+ * experiment (metadata written only by flushes). */
 static hid_t writer_fapl(void) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5AC_cache_config_t mdc;
@@ -67,6 +66,16 @@ static hid_t writer_fapl(void) {
   mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
   if (H5Pget_mdc_config(fapl, &mdc) < 0)
     goto fail;
+  if (getenv("MDCMAX")) {
+    mdc.set_initial_size = 1;
+    mdc.initial_size = (size_t)atol(getenv("MDCMAX")) / 4;
+    mdc.max_size = (size_t)atol(getenv("MDCMAX"));
+    mdc.min_size = mdc.initial_size / 4;
+    if (H5Pset_mdc_config(fapl, &mdc) < 0)
+      goto fail;
+  }
+  if (!getenv("NOEVICT"))
+    return fapl;
   mdc.evictions_enabled = 0;
   mdc.incr_mode = H5C_incr__off;
   mdc.flash_incr_mode = H5C_flash_incr__off;
@@ -168,8 +177,20 @@ static herr_t write_header(struct dem_h5_writer *w,
       write_string_attr(w->file, "scheme", scheme) < 0 ||
       write_config(w->file, config) < 0 || create_energy(w) < 0)
     return -1;
-  w->snapshots =
-      H5Gcreate2(w->file, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  {
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    const char *est = getenv("EST");
+    if (gcpl < 0)
+      return -1;
+    if (est && (H5Pset_link_phase_change(gcpl, 65535, 65534) < 0 ||
+        H5Pset_est_link_info(gcpl, (unsigned)atoi(est), 6) < 0)) {
+      H5Pclose(gcpl);
+      return -1;
+    }
+    w->snapshots =
+        H5Gcreate2(w->file, "snapshots", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose(gcpl);
+  }
   if (w->snapshots < 0)
     return -1;
   return H5Fflush(w->file, H5F_SCOPE_GLOBAL);
@@ -414,7 +435,7 @@ static herr_t write_field(hid_t g, const struct field *f) {
   return rc;
 }
 
-/* The list of datasets of s; returns how many (at most 13). */
+/* The list of datasets of s; returns how many (at most 15). */
 static size_t snapshot_fields(const struct dem_snapshot *s, struct field *f) {
   size_t nb = s->n_bodies, ns = s->n_spheres, k = 0;
   f[k++] = (struct field){"bodies", "position", nb, 3, 0, s->position};
@@ -436,6 +457,12 @@ static size_t snapshot_fields(const struct dem_snapshot *s, struct field *f) {
   if (s->state_rot_aux && s->aux_width)
     f[k++] = (struct field){"state",      "rot_aux", nb,
                             s->aux_width, 0,         s->state_rot_aux};
+  if (s->state_sphere_member)
+    f[k++] = (struct field){"state", "sphere_member", ns,
+                            0,       1,               s->state_sphere_member};
+  if (s->state_sphere_x_build)
+    f[k++] = (struct field){"state", "sphere_x_build", ns,
+                            3,       0,                s->state_sphere_x_build};
   return k;
 }
 
@@ -483,7 +510,7 @@ static dem_status add_frame(struct dem_h5_writer *w,
 
 dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
                                  const struct dem_snapshot *s) {
-  struct field f[13];
+  struct field f[15];
   size_t n, index;
   char name[32], what[64];
   hid_t g;
@@ -521,6 +548,198 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   if (st != DEM_OK)
     return st;
   return dem_xdmf_write(w->xmf_path, w->h5_name, w->frames, w->n_frames);
+}
+
+/* Rebuilds the sidecar's frame list from /snapshots/000000.. (each
+ * group's time attribute and sphere count); the names must run without
+ * gaps. */
+static dem_status load_frames(struct dem_h5_writer *w) {
+  H5G_info_t info;
+  if (H5Gget_info(w->snapshots, &info) < 0)
+    return dem_h5u_fail(w->path, "cannot list /snapshots");
+  for (hsize_t i = 0; i < info.nlinks; i++) {
+    char name[32];
+    hid_t g, a, ds, sp;
+    hsize_t dims[2] = {0, 0};
+    struct dem_snapshot s;
+    herr_t rc = -1;
+    snprintf(name, sizeof name, "%06zu", (size_t)i);
+    if (H5Lexists(w->snapshots, name, H5P_DEFAULT) <= 0)
+      return dem_fail(DEM_ERR_IO,
+                      "%s: snapshots are not numbered 000000 to %06zu "
+                      "without gaps (no %s)",
+                      w->path, (size_t)info.nlinks - 1, name);
+    memset(&s, 0, sizeof s);
+    g = H5Gopen2(w->snapshots, name, H5P_DEFAULT);
+    if (g >= 0) {
+      a = H5Aopen(g, "time", H5P_DEFAULT);
+      if (a >= 0) {
+        rc = H5Aread(a, H5T_NATIVE_DOUBLE, &s.time);
+        H5Aclose(a);
+      }
+      ds = rc >= 0 ? H5Dopen2(g, "spheres/radius", H5P_DEFAULT) : -1;
+      rc = -1;
+      if (ds >= 0) {
+        sp = H5Dget_space(ds);
+        if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+            H5Sget_simple_extent_dims(sp, dims, NULL) == 1)
+          rc = 0;
+        if (sp >= 0)
+          H5Sclose(sp);
+        H5Dclose(ds);
+      }
+      H5Gclose(g);
+    }
+    if (rc < 0)
+      return dem_fail(DEM_ERR_IO, "%s: snapshot %s: cannot read its time or "
+                      "spheres/radius", w->path, name);
+    s.n_spheres = (size_t)dims[0];
+    dem_status st = add_frame(w, &s);
+    if (st != DEM_OK)
+      return st;
+  }
+  return DEM_OK;
+}
+
+/* Opens the /energy columns and drops the rows after last_step. */
+static dem_status open_energy(struct dem_h5_writer *w, long last_step) {
+  hsize_t n = 0, keep;
+  int64_t *steps = NULL;
+  for (int c = 0; c < ENERGY_COLUMNS; c++) {
+    char name[64];
+    hsize_t dims = 0, maxdims = 0;
+    hid_t sp;
+    int ok;
+    snprintf(name, sizeof name, "energy/%s", energy_names[c]);
+    w->energy[c] = H5Dopen2(w->file, name, H5P_DEFAULT);
+    sp = w->energy[c] >= 0 ? H5Dget_space(w->energy[c]) : -1;
+    ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+         H5Sget_simple_extent_dims(sp, &dims, &maxdims) == 1 &&
+         maxdims == H5S_UNLIMITED;
+    if (sp >= 0)
+      H5Sclose(sp);
+    if (!ok)
+      return dem_fail(DEM_ERR_IO, "%s: /%s missing or not an extendible "
+                      "1-D dataset", w->path, name);
+    if (c == 0 || dims < n)
+      n = dims; /* the shortest column: a killed append may leave one longer */
+  }
+  if (n > 0) {
+    hsize_t start = 0;
+    hid_t fs = H5Dget_space(w->energy[0]), ms = -1;
+    herr_t rc = -1;
+    steps = malloc((size_t)n * sizeof *steps);
+    if (steps && fs >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >=
+            0 &&
+        (ms = H5Screate_simple(1, &n, NULL)) >= 0)
+      rc = H5Dread(w->energy[0], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, steps);
+    if (ms >= 0)
+      H5Sclose(ms);
+    if (fs >= 0)
+      H5Sclose(fs);
+    if (rc < 0) {
+      free(steps);
+      return steps ? dem_h5u_fail(w->path, "cannot read /energy/step")
+                   : dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
+    }
+  }
+  for (keep = 0; keep < n && steps[keep] <= last_step; keep++)
+    ;
+  free(steps);
+  for (int c = 0; c < ENERGY_COLUMNS; c++)
+    if (H5Dset_extent(w->energy[c], &keep) < 0)
+      return dem_h5u_fail(w->path, "cannot truncate the energy series");
+  w->energy_rows = keep;
+  return DEM_OK;
+}
+
+/* Replaces the root attributes and /config with those of the continued
+ * run. */
+static herr_t rewrite_header(hid_t file, const struct dem_h5_run_info *info) {
+  static const char *const attrs[] = {"dem_version", "time_step", "scheme"};
+  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+    if (H5Aexists(file, attrs[i]) > 0 && H5Adelete(file, attrs[i]) < 0)
+      return -1;
+  if (H5Lexists(file, "config", H5P_DEFAULT) > 0 &&
+      H5Ldelete(file, "config", H5P_DEFAULT) < 0)
+    return -1;
+  const char *version = info->version ? info->version : DEM_VERSION_STRING;
+  const char *scheme = info->scheme ? info->scheme : "";
+  const char *config = info->config_text ? info->config_text : "";
+  if (write_string_attr(file, "dem_version", version) < 0 ||
+      write_attr(file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                 &info->time_step) < 0 ||
+      write_string_attr(file, "scheme", scheme) < 0 ||
+      write_config(file, config) < 0)
+    return -1;
+  return 0;
+}
+
+dem_status dem_h5_open_append(const char *path, long last_step,
+                              const struct dem_h5_run_info *info,
+                              struct dem_h5_writer **out) {
+  struct dem_h5_writer *w;
+  struct stat sb;
+  hid_t fapl;
+  dem_status st;
+
+  *out = NULL;
+  dem_h5u_quiet();
+  if (!path || !path[0] || !info)
+    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_open_append: no path or info");
+  if (stat(path, &sb) != 0)
+    return dem_fail(DEM_ERR_IO, "%s: %s", path, strerror(errno));
+  if (S_ISDIR(sb.st_mode))
+    return dem_fail(DEM_ERR_IO, "%s: is a directory", path);
+  w = calloc(1, sizeof *w);
+  if (!w)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+  w->file = w->snapshots = -1;
+  for (int c = 0; c < ENERGY_COLUMNS; c++)
+    w->energy[c] = -1;
+  w->path = strdup(path);
+  w->xmf_path = dem_xdmf_path(path);
+  if (!w->path || !w->xmf_path) {
+    writer_free(w);
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+  }
+  w->h5_name = base_name(w->path);
+  fapl = writer_fapl();
+  if (fapl < 0) {
+    st = dem_h5u_fail(path, "cannot set up file access");
+    goto fail;
+  }
+  w->file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  if (w->file < 0) {
+    st = dem_h5u_fail(path, "cannot open for appending");
+    goto fail;
+  }
+  if (H5Aexists(w->file, "dem_version") <= 0) {
+    st = dem_fail(DEM_ERR_IO,
+                  "%s: not a dem output file (no dem_version attribute)",
+                  path);
+    goto fail;
+  }
+  w->snapshots = H5Gopen2(w->file, "snapshots", H5P_DEFAULT);
+  if (w->snapshots < 0) {
+    st = dem_fail(DEM_ERR_IO, "%s: not a dem output file (no /snapshots)",
+                  path);
+    goto fail;
+  }
+  if ((st = load_frames(w)) != DEM_OK || (st = open_energy(w, last_step)))
+    goto fail;
+  if (rewrite_header(w->file, info) < 0 ||
+      H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
+    st = dem_h5u_fail(path, "cannot rewrite the run header");
+    goto fail;
+  }
+  *out = w;
+  return DEM_OK;
+fail:
+  writer_free(w);
+  return st;
 }
 
 dem_status dem_h5_close(struct dem_h5_writer *w) {

@@ -66,6 +66,12 @@ struct dem_snapshot {
   const double (*state_angular_velocity)[3];
   const double *state_rot_aux;
   size_t aux_width;
+  /* Neighbour-list state, for a bitwise restart (optional): each sphere's
+   * index among its body's members, in the current sphere order, and its
+   * position at the last neighbour build (n_spheres x 3). Written under
+   * state/ as sphere_member and sphere_x_build. */
+  const int *state_sphere_member;
+  const double (*state_sphere_x_build)[3];
 };
 
 /* Writes /snapshots/NNNNNN (NNNNNN = running index, 6 digits) with
@@ -73,6 +79,18 @@ struct dem_snapshot {
  * the file and rewrites the XDMF sidecar so ParaView sees it. */
 dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
                                  const struct dem_snapshot *s);
+
+/* Opens an existing dem output file to continue its run (restart): the
+ * snapshot numbering, the XDMF sidecar and the energy series go on where
+ * they stopped. Energy rows after step `last_step` (written after the
+ * snapshot the run continues from) are dropped, and /config and the root
+ * attributes are replaced by `info` (the config as the continued run uses
+ * it). Fails with DEM_ERR_IO and "PATH: ..." when the file is missing,
+ * cannot be opened for writing, is not a dem output file, or its
+ * snapshots are not numbered 000000.. without gaps. */
+dem_status dem_h5_open_append(const char *path, long last_step,
+                              const struct dem_h5_run_info *info,
+                              struct dem_h5_writer **out);
 
 /* Flushes and closes; frees w. */
 dem_status dem_h5_close(struct dem_h5_writer *w);
@@ -128,6 +146,8 @@ struct dem_snapshot_data {
   double (*state_angular_velocity)[3];
   double *state_rot_aux; /* n_bodies x aux_width */
   size_t aux_width;
+  int *state_sphere_member;              /* NULL when not stored */
+  double (*state_sphere_x_build)[3];     /* NULL when not stored */
 };
 
 /* Reads /snapshots/NNNNNN with NNNNNN = index, or the last one (highest

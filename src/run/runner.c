@@ -1,10 +1,13 @@
-/* dem_run: load, check, set up, integrate and write a configuration's run. */
+/* dem_run: load, check, set up (or restart), integrate and write a configuration's run. */
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -13,6 +16,9 @@
 #include "run/observe.h"
 #include "setup/setup.h"
 #include "sim/neighbors.h"
+
+/* A Hertz contact should last at least this many time steps. */
+#define HERTZ_STEPS_PER_CONTACT 20
 
 static volatile sig_atomic_t stop_requested;
 
@@ -30,6 +36,72 @@ static char *default_output(const char *config_path) {
   if (out)
     snprintf(out, len + 4, "%.*s.h5", (int)len, base);
   return out;
+}
+
+/* "FILE:LINE:COL: " of output.file when the path came from the config
+ * (into buf), else "". */
+static const char *output_where(const struct dem_config *cfg,
+                                const struct dem_run_options *opt, char *buf,
+                                size_t size) {
+  const struct dem_node *n =
+      dem_node_get(dem_node_get(cfg->root, "output"), "file");
+  buf[0] = '\0';
+  if (n && !opt->output && !opt->restart)
+    snprintf(buf, size, "%s:%d:%d: ", dem_node_file(n), dem_node_line(n),
+             dem_node_col(n));
+  return buf;
+}
+
+/* The output path, checked before anything is written: its directory
+ * exists and is writable, it is not a directory, and it does not exist
+ * unless --force (a restart needs it to exist and be writable). `dem
+ * check` only notes an existing file. */
+static dem_status check_output(const struct dem_config *cfg,
+                               const struct dem_run_options *opt,
+                               const char *path) {
+  char where[512], dir[4096];
+  struct stat sb;
+  output_where(cfg, opt, where, sizeof where);
+  const char *slash = strrchr(path, '/');
+  if (!path[0])
+    return dem_fail(DEM_ERR_USAGE, "%soutput file: empty name", where);
+  if (slash && slash == path)
+    snprintf(dir, sizeof dir, "/");
+  else if (slash)
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  else
+    snprintf(dir, sizeof dir, ".");
+  if (stat(dir, &sb) != 0)
+    return dem_fail(DEM_ERR_USAGE,
+                    "%soutput file '%s': directory '%s' does not exist (%s)",
+                    where, path, dir, strerror(errno));
+  if (!S_ISDIR(sb.st_mode))
+    return dem_fail(DEM_ERR_USAGE,
+                    "%soutput file '%s': '%s' is not a directory", where, path,
+                    dir);
+  if (access(dir, W_OK | X_OK) != 0)
+    return dem_fail(DEM_ERR_USAGE,
+                    "%soutput file '%s': cannot write in directory '%s' (%s)",
+                    where, path, dir, strerror(errno));
+  int exists = stat(path, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode))
+    return dem_fail(DEM_ERR_USAGE, "%soutput file '%s' is a directory",
+                    where, path);
+  if (opt->restart) {
+    if (!exists || access(path, R_OK | W_OK) != 0)
+      return dem_fail(DEM_ERR_USAGE, "--restart '%s': %s", path,
+                      strerror(errno));
+    return DEM_OK;
+  }
+  if (exists && opt->check_only)
+    fprintf(stderr, "  note: output file '%s' exists (dem run will need "
+                    "--force to overwrite it)\n", path);
+  else if (exists && !opt->force)
+    return dem_fail(DEM_ERR_USAGE,
+                    "%soutput file '%s' exists (use --force to overwrite "
+                    "it, or -o another name)",
+                    where, path);
+  return DEM_OK;
 }
 
 /* Rayleigh time step of the smallest sphere of each material:
@@ -50,46 +122,162 @@ static double rayleigh_time_step(const struct dem_sim *sim) {
   return best;
 }
 
+/* The shortest Hertz contact: duration of a collision at the fastest
+ * impact the initial state suggests, t_c = 2.87 (m*^2 / (R* E*^2 v))^(1/5),
+ * for every pair of shapes in use (relative speed twice the fastest body
+ * speed |v| + |w| r_bound, plus sqrt(2 |g| L) of a fall across the box)
+ * and every shape against the walls. */
+struct hertz_limit {
+  double contact_time, speed; /* 0 speed: no moving contact expected */
+  const char *a, *b;          /* shapes ("walls" for b) */
+};
+
+static void hertz_time_step(const struct dem_sim *sim,
+                            struct hertz_limit *out) {
+  const struct dem_bodies *b = &sim->b;
+  double vmax = 0;
+  int *used = calloc(sim->n_shapes ? sim->n_shapes : 1, sizeof *used);
+  *out = (struct hertz_limit){HUGE_VAL, 0, NULL, NULL};
+  if (!used)
+    return;
+  for (size_t i = 0; i < b->n; i++) {
+    const struct dem_shape *sh = &sim->shapes[b->shape[i]];
+    double v = sqrt(b->v[i][0] * b->v[i][0] + b->v[i][1] * b->v[i][1] +
+                    b->v[i][2] * b->v[i][2]) +
+               sqrt(b->w[i][0] * b->w[i][0] + b->w[i][1] * b->w[i][1] +
+                    b->w[i][2] * b->w[i][2]) *
+                   sh->props.bounding_radius;
+    if (v > vmax)
+      vmax = v;
+    used[b->shape[i]]++;
+  }
+  double g = sqrt(sim->gravity[0] * sim->gravity[0] +
+                  sim->gravity[1] * sim->gravity[1] +
+                  sim->gravity[2] * sim->gravity[2]);
+  if (g > 0 && sim->walls.enabled) {
+    double span = 0;
+    for (int k = 0; k < 3; k++)
+      span += (sim->walls.hi[k] - sim->walls.lo[k]) *
+              (sim->walls.hi[k] - sim->walls.lo[k]);
+    vmax += sqrt(2.0 * g * sqrt(span));
+  }
+  if (vmax > 0) {
+    size_t nm = sim->n_materials;
+    for (size_t p = 0; p < sim->n_shapes; p++) {
+      if (!used[p])
+        continue;
+      const struct dem_shape *sp = &sim->shapes[p];
+      double rp = HUGE_VAL;
+      for (size_t i = 0; i < sp->n_spheres; i++)
+        rp = fmin(rp, sp->radius[i]);
+      for (size_t q = p; q <= sim->n_shapes; q++) {
+        int wall = q == sim->n_shapes;
+        double mstar, rstar, estar, v;
+        if (wall) {
+          if (!sim->walls.enabled)
+            continue;
+          mstar = sp->props.mass;
+          rstar = rp;
+          estar = sim->estar[(size_t)sp->material * (nm + 1) + nm];
+          v = vmax;
+        } else {
+          const struct dem_shape *sq = &sim->shapes[q];
+          if (!used[q] || (q == p && used[p] < 2))
+            continue;
+          double rq = HUGE_VAL;
+          for (size_t i = 0; i < sq->n_spheres; i++)
+            rq = fmin(rq, sq->radius[i]);
+          mstar = sp->props.mass * sq->props.mass /
+                  (sp->props.mass + sq->props.mass);
+          rstar = rp * rq / (rp + rq);
+          estar =
+              sim->estar[(size_t)sp->material * (nm + 1) + (size_t)sq->material];
+          v = 2.0 * vmax;
+        }
+        double tc =
+            2.87 * pow(mstar * mstar / (rstar * estar * estar * v), 0.2);
+        if (tc < out->contact_time)
+          *out = (struct hertz_limit){tc, v, sp->name,
+                                      wall ? "the walls" : sim->shapes[q].name};
+      }
+    }
+  }
+  free(used);
+}
+
+/* The run's summary (unless quiet) and the time-step warnings (always). */
 static void print_setup(const struct dem_sim *sim,
                         const struct dem_output_options *out,
-                        const char *output_path) {
-  fprintf(stderr, "dem %s: %zu bodies, %zu spheres, scheme %s, %d threads\n",
-          DEM_VERSION_STRING, sim->b.n, sim->s.n,
-          sim->pipeline->scheme_name, omp_get_max_threads());
-  if (out->print_shapes)
-    for (size_t k = 0; k < sim->n_shapes; k++) {
-      const struct dem_shape *sh = &sim->shapes[k];
-      const struct dem_clump_props *p = &sh->props;
-      fprintf(stderr,
-              "  shape %s: %zu spheres, volume %.6g m^3, mass %.6g kg, "
-              "centre of mass (%.6g, %.6g, %.6g), principal moments "
-              "(%.6g, %.6g, %.6g) kg m^2",
-              sh->name, sh->n_spheres, p->volume, p->mass, p->com[0],
-              p->com[1], p->com[2], p->inertia[0], p->inertia[1],
-              p->inertia[2]);
-      if (p->exact)
-        fprintf(stderr, " [exact]\n");
-      else
-        fprintf(stderr, " [grid %d, change %.2g from the coarser one]\n",
-                p->resolution, p->rel_change);
-    }
+                        const char *output_path, int quiet) {
+  if (!quiet) {
+    fprintf(stderr, "dem %s: %zu bodies, %zu spheres, scheme %s, %d threads\n",
+            DEM_VERSION_STRING, sim->b.n, sim->s.n,
+            sim->pipeline->scheme_name, omp_get_max_threads());
+    if (out->print_shapes)
+      for (size_t k = 0; k < sim->n_shapes; k++) {
+        const struct dem_shape *sh = &sim->shapes[k];
+        const struct dem_clump_props *p = &sh->props;
+        fprintf(stderr,
+                "  shape %s: %zu spheres, volume %.6g m^3, mass %.6g kg, "
+                "centre of mass (%.6g, %.6g, %.6g), principal moments "
+                "(%.6g, %.6g, %.6g) kg m^2",
+                sh->name, sh->n_spheres, p->volume, p->mass, p->com[0],
+                p->com[1], p->com[2], p->inertia[0], p->inertia[1],
+                p->inertia[2]);
+        if (p->exact)
+          fprintf(stderr, " [exact]\n");
+        else
+          fprintf(stderr, " [grid %d, change %.2g from the coarser one]\n",
+                  p->resolution, p->rel_change);
+      }
+  }
   double dtr = rayleigh_time_step(sim);
-  fprintf(stderr,
-          "  time step %.6g s = %.3g x the Rayleigh time step %.6g s; "
-          "%ld steps to t = %g s\n",
-          sim->dt, sim->dt / dtr, dtr, sim->n_steps, sim->end_time);
+  struct hertz_limit h;
+  hertz_time_step(sim, &h);
+  double dth = h.contact_time / HERTZ_STEPS_PER_CONTACT;
+  if (!quiet) {
+    fprintf(stderr,
+            "  time step %.6g s = %.3g x the Rayleigh time step %.6g s; "
+            "%ld steps to t = %g s\n",
+            sim->dt, sim->dt / dtr, dtr, sim->n_steps, sim->end_time);
+    if (h.speed > 0)
+      fprintf(stderr,
+              "  Hertz contact time %.6g s (%s against %s at %.3g m/s): "
+              "the time step is 1/%.3g of it\n",
+              h.contact_time, h.a, h.b, h.speed, h.contact_time / sim->dt);
+  }
   if (sim->dt > dtr)
     fprintf(stderr,
-            "  warning: the time step exceeds the Rayleigh time step; "
-            "contacts may be poorly resolved\n");
-  if (output_path)
+            "  warning: the time step %.6g s exceeds the Rayleigh time step "
+            "%.6g s (%.3g x); contacts may be poorly resolved\n",
+            sim->dt, dtr, sim->dt / dtr);
+  if (h.speed > 0 && sim->dt > dth)
+    fprintf(stderr,
+            "  warning: the time step %.6g s exceeds the Hertz limit %.6g s "
+            "(a contact of %s against %s at %.3g m/s lasts %.6g s: %.3g "
+            "steps, fewer than %d); contacts may be poorly resolved\n",
+            sim->dt, dth, h.a, h.b, h.speed, h.contact_time,
+            h.contact_time / sim->dt, HERTZ_STEPS_PER_CONTACT);
+  if (output_path && !quiet)
     fprintf(stderr, "  output %s\n", output_path);
 }
 
-static void progress(const struct dem_sim *sim, double started, int final) {
+struct run_state {
+  struct dem_sim *sim;
+  struct dem_observer obs;
+  struct dem_h5_writer *h5;
+  struct dem_energy_row rows[512];
+  size_t n_rows;
+  long last_snapshot_step;
+  long first_step; /* step this process started from (restart: > 0) */
+  int *member;     /* per-sphere member index, as the snapshot stores it */
+};
+
+static void progress(const struct run_state *r, double started, int final) {
+  const struct dem_sim *sim = r->sim;
   double elapsed = omp_get_wtime() - started;
-  long done = sim->step - sim->step0;
-  long total = sim->n_steps - sim->step0;
+  long done = sim->step - r->first_step;
+  long total = sim->n_steps - r->first_step;
   double rate = elapsed > 0 ? done / elapsed : 0;
   double eta = rate > 0 ? (total - done) / rate : 0;
   fprintf(stderr,
@@ -105,18 +293,11 @@ static void progress(const struct dem_sim *sim, double started, int final) {
 static long steps_between(double interval, double dt) {
   if (interval <= 0)
     return 0;
-  long n = (long)(interval / dt + 0.5);
-  return n < 1 ? 1 : n;
+  double n = interval / dt + 0.5;
+  if (n >= 1e15)
+    return 0; /* longer than any run: first and last only */
+  return n < 1 ? 1 : (long)n;
 }
-
-struct run_state {
-  struct dem_sim *sim;
-  struct dem_observer obs;
-  struct dem_h5_writer *h5;
-  struct dem_energy_row rows[512];
-  size_t n_rows;
-  long last_snapshot_step;
-};
 
 static dem_status flush_rows(struct run_state *r) {
   dem_status st = dem_h5_energy_append(r->h5, r->rows, r->n_rows);
@@ -132,69 +313,295 @@ static dem_status observe(struct run_state *r, int snapshot) {
   if (r->n_rows == sizeof r->rows / sizeof r->rows[0] || snapshot)
     st = flush_rows(r);
   if (!st && snapshot) {
+    const struct dem_spheres *sp = &r->sim->s;
     struct dem_snapshot s;
     dem_observe_snapshot(&r->obs, r->sim, &s);
+    for (size_t i = 0; i < sp->n; i++)
+      r->member[i] = (int)sp->member[i];
+    s.state_sphere_member = r->member;
+    s.state_sphere_x_build = (const double(*)[3])sp->x_build;
     st = dem_h5_snapshot_write(r->h5, &s);
     r->last_snapshot_step = r->sim->step;
   }
   return st;
 }
 
-static dem_status check_finite(struct run_state *r) {
-  long bad = dem_observe_find_nonfinite(r->sim);
-  if (bad < 0)
+static int finite_n(const double *x, int n) {
+  for (int k = 0; k < n; k++)
+    if (!isfinite(x[k]))
+      return 0;
+  return 1;
+}
+
+/* What of body i is not finite, or NULL. */
+static const char *nonfinite_field(const struct dem_bodies *b, size_t i) {
+  if (!finite_n(b->x[i], 3))
+    return "position";
+  if (!finite_n(b->q[i], 4))
+    return "orientation";
+  if (!finite_n(b->v[i], 3))
+    return "velocity";
+  if (!finite_n(b->w[i], 3))
+    return "angular velocity";
+  if (!finite_n(b->force[i], 3))
+    return "force";
+  if (!finite_n(b->torque[i], 3))
+    return "torque";
+  return NULL;
+}
+
+/* A sphere entirely beyond a wall (farther than its radius) has tunnelled
+ * through it: its index and the wall (axis * 2 + side), or -1. */
+static long find_tunnelled(const struct dem_sim *sim, int *wall) {
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_walls *w = &sim->walls;
+  if (!w->enabled)
+    return -1;
+  for (size_t i = 0; i < s->n; i++)
+    for (int k = 0; k < 3; k++) {
+      double r = s->radius[i];
+      if (s->x[i][k] < w->lo[k] - r || s->x[i][k] > w->hi[k] + r) {
+        *wall = 2 * k + (s->x[i][k] > w->hi[k] + r);
+        return (long)i;
+      }
+    }
+  return -1;
+}
+
+/* Stops the run with DEM_ERR_NUMERIC on NaN or Inf in a body or a
+ * tunnelled sphere, after writing the broken state as the last snapshot. */
+static dem_status check_state(struct run_state *r) {
+  const struct dem_sim *sim = r->sim;
+  const struct dem_bodies *b = &sim->b;
+  for (size_t i = 0; i < b->n; i++) {
+    const char *what = nonfinite_field(b, i);
+    if (!what)
+      continue;
+    observe(r, 1); /* keep the broken state for inspection */
+    return dem_fail(DEM_ERR_NUMERIC,
+                    "step %ld, t = %.9g s: body %zu (shape '%s') has a "
+                    "non-finite %s (time step too large, or overlapping "
+                    "start?); the last snapshot holds the state",
+                    sim->step, sim->t, i, sim->shapes[b->shape[i]].name, what);
+  }
+  int wall = 0;
+  long k = find_tunnelled(sim, &wall);
+  if (k < 0)
     return DEM_OK;
-  observe(r, 1); /* keep the broken state for inspection */
+  int axis = wall / 2, hi = wall % 2;
+  double plane = hi ? sim->walls.hi[axis] : sim->walls.lo[axis];
+  double x = sim->s.x[k][axis], r_k = sim->s.radius[k];
+  int body = sim->s.body[k];
+  observe(r, 1);
   return dem_fail(DEM_ERR_NUMERIC,
-                  "non-finite state of body %ld at step %ld, t = %.9g s "
-                  "(time step too large, or overlapping start?); the last "
+                  "step %ld, t = %.9g s: a sphere (radius %g) of body %d "
+                  "(shape '%s') tunnelled through the wall %c = %g: its "
+                  "centre is %g beyond it (time step too large?); the last "
                   "snapshot holds the state",
-                  bad, r->sim->step, r->sim->t);
+                  sim->step, sim->t, r_k, body,
+                  sim->shapes[b->shape[body]].name, "xyz"[axis], plane,
+                  fabs(x - plane));
 }
 
 static dem_status integrate(struct run_state *r,
-                            const struct dem_output_options *out, int quiet) {
+                            const struct dem_output_options *out, int quiet,
+                            int restarted) {
   struct dem_sim *sim = r->sim;
   long energy_every = steps_between(out->energy_interval, sim->dt);
   long snap_every = steps_between(out->snapshot_interval, sim->dt);
   double started = omp_get_wtime(), last_print = started;
   double print_every = isatty(2) ? 1.0 : 30.0;
   dem_status st;
-  if ((st = observe(r, 1)))
+  if ((st = check_state(r)))
+    return st;
+  if (!restarted && (st = observe(r, 1)))
     return st;
   while (sim->step < sim->n_steps) {
     if (stop_requested)
       break;
-    if ((st = dem_pipeline_step(sim->pipeline, sim)))
+    if ((st = dem_pipeline_step(sim->pipeline, sim)) || (st = check_state(r)))
       return st;
     long s = sim->step;
     int snap = snap_every && s % snap_every == 0 && s < sim->n_steps;
-    if ((energy_every && s % energy_every == 0) || snap) {
-      if ((st = check_finite(r)) || (st = observe(r, snap)))
-        return st;
-    }
+    if (((energy_every && s % energy_every == 0) || snap) &&
+        (st = observe(r, snap)))
+      return st;
     if (!quiet && (s & 63) == 0) {
       double now = omp_get_wtime();
       if (now - last_print >= print_every) {
-        progress(sim, started, 0);
+        progress(r, started, 0);
         last_print = now;
       }
     }
   }
-  if ((st = check_finite(r)))
-    return st;
   if (r->last_snapshot_step != sim->step || r->n_rows)
     if ((st = observe(r, 1)))
       return st;
   if (!quiet)
-    progress(sim, started, 1);
+    progress(r, started, 1);
   if (stop_requested)
     return dem_fail(DEM_ERR_INTERRUPTED,
                     "stopped by signal %d at step %ld, t = %.9g s; the last "
-                    "snapshot holds the state",
+                    "snapshot holds the state (continue with --restart)",
                     (int)stop_requested, sim->step, sim->t);
   return DEM_OK;
 }
+
+/* ---- restart ---------------------------------------------------------- */
+
+/* The file's run must be this config's: time step, scheme, bodies. */
+static dem_status restart_compatible(const struct dem_sim *sim,
+                                     const char *path,
+                                     const struct dem_snapshot_data *d) {
+  char *scheme = NULL;
+  double dt = 0;
+  dem_status st = dem_h5_read_run_info(path, NULL, &scheme, NULL, &dt);
+  if (st)
+    return st;
+  int same_scheme = scheme && strcmp(scheme, sim->pipeline->scheme_name) == 0;
+  if (!same_scheme)
+    st = dem_fail(DEM_ERR_USAGE,
+                  "--restart '%s': the file was run with scheme '%s', the "
+                  "config uses '%s'",
+                  path, scheme ? scheme : "?", sim->pipeline->scheme_name);
+  free(scheme);
+  if (st)
+    return st;
+  if (dt != sim->dt)
+    return dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file was run with time step %.17g "
+                    "s, the config has %.17g s (a restart keeps the time "
+                    "step)",
+                    path, dt, sim->dt);
+  if (d->n_bodies != sim->b.n || d->n_spheres != sim->s.n)
+    return dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file holds %zu bodies of %zu "
+                    "spheres, the config makes %zu of %zu",
+                    path, d->n_bodies, d->n_spheres, sim->b.n, sim->s.n);
+  for (size_t i = 0; i < d->n_bodies; i++)
+    if (d->shape[i] != sim->b.shape[i] || d->mass[i] != sim->b.mass[i] ||
+        memcmp(d->inertia[i], sim->b.inertia[i], sizeof d->inertia[i]) != 0)
+      return dem_fail(DEM_ERR_USAGE,
+                      "--restart '%s': body %zu has another shape, mass or "
+                      "inertia in the file than in the config (were the "
+                      "shapes, materials or particles changed?)",
+                      path, i);
+  if (!d->has_state || !d->state_velocity || !d->state_angular_velocity ||
+      d->aux_width != DEM_ROT_AUX || !d->state_sphere_member ||
+      !d->state_sphere_x_build)
+    return dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': snapshot %06ld lacks the integrator "
+                    "state (state/velocity, angular_velocity, rot_aux of "
+                    "width %d, sphere_member, sphere_x_build)",
+                    path, d->index, (int)DEM_ROT_AUX);
+  if (d->step < 0 || (double)d->step * sim->dt != d->time)
+    return dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': snapshot %06ld is at step %ld, t = "
+                    "%.17g s, which is not step x time step",
+                    path, d->index, d->step, d->time);
+  if (d->step >= sim->n_steps)
+    return dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': its last snapshot is at t = %.9g s "
+                    "(step %ld), the config ends at t = %g s (step %ld); "
+                    "nothing to do (raise simulation.end_time, e.g. --set "
+                    "simulation.end_time=%g)",
+                    path, d->time, d->step, sim->end_time, sim->n_steps,
+                    2 * sim->end_time > d->time ? 2 * sim->end_time
+                                                : 2 * d->time);
+  for (size_t i = 0; i < d->n_bodies; i++) {
+    const double *parts[] = {d->position[i], d->orientation[i],
+                             d->state_velocity[i], d->state_angular_velocity[i],
+                             d->state_rot_aux + i * d->aux_width};
+    const int widths[] = {3, 4, 3, 3, (int)d->aux_width};
+    for (int k = 0; k < 5; k++)
+      if (!finite_n(parts[k], widths[k]))
+        return dem_fail(DEM_ERR_USAGE,
+                        "--restart '%s': body %zu of snapshot %06ld is not "
+                        "finite (the run failed there); nothing to continue",
+                        path, i, d->index);
+  }
+  return DEM_OK;
+}
+
+/* Puts the spheres in the snapshot's order, with each sphere's member and
+ * the positions of the last neighbour build, so that the neighbour lists
+ * (and the order of every force sum) are those of the run that wrote it. */
+static dem_status restore_spheres(struct dem_sim *sim, const char *path,
+                                  const struct dem_snapshot_data *d) {
+  struct dem_bodies *b = &sim->b;
+  struct dem_spheres *s = &sim->s;
+  size_t n_slots = b->first_member[b->n];
+  for (size_t k = 0; k < n_slots; k++)
+    b->member_slot[k] = SIZE_MAX;
+  for (size_t k = 0; k < s->n; k++) {
+    int body = d->sphere_body[k], m = d->state_sphere_member[k];
+    if (body < 0 || (size_t)body >= b->n)
+      return dem_fail(DEM_ERR_USAGE, "--restart '%s': sphere %zu belongs to "
+                      "no body (%d)", path, k, body);
+    const struct dem_shape *sh = &sim->shapes[b->shape[body]];
+    size_t slot = b->first_member[body] + (size_t)m;
+    if (m < 0 || (size_t)m >= sh->n_spheres ||
+        b->member_slot[slot] != SIZE_MAX ||
+        d->sphere_radius[k] != sh->radius[m])
+      return dem_fail(DEM_ERR_USAGE, "--restart '%s': sphere %zu (member %d "
+                      "of body %d) does not match the config's shape '%s'",
+                      path, k, m, body, sh->name);
+    b->member_slot[slot] = k;
+    s->body[k] = body;
+    s->member[k] = (size_t)m;
+    s->radius[k] = sh->radius[m];
+    s->material[k] = sh->material;
+    memcpy(s->offset[k], sh->offset[m], sizeof s->offset[k]);
+    memcpy(s->x[k], d->state_sphere_x_build[k], sizeof s->x[k]);
+    memset(s->force[k], 0, sizeof s->force[k]);
+  }
+  /* The same positions in the same (cell-sorted) order: the stable sort
+   * keeps the order and the lists come out as they were. */
+  dem_status st = dem_neighbors_build(sim);
+  if (!st)
+    dem_sim_update_spheres(sim);
+  return st;
+}
+
+/* Continues from the last snapshot of `path`: bodies with the scheme's
+ * own velocities, rotation state, step and time; neighbours rebuilt as
+ * they were; forces recomputed as the step that reached the snapshot left
+ * them. The scheme's start is not called: velocities are already at their
+ * half steps. */
+static dem_status restart_from(struct dem_sim *sim, const char *path) {
+  struct dem_snapshot_data d;
+  struct dem_bodies *b = &sim->b;
+  dem_status st = dem_h5_read_last_snapshot(path, &d);
+  if (st)
+    return dem_refail(DEM_ERR_USAGE, "--restart: %s", dem_last_error());
+  if ((st = restart_compatible(sim, path, &d)))
+    goto done;
+  for (size_t i = 0; i < b->n; i++) {
+    memcpy(b->x[i], d.position[i], sizeof b->x[i]);
+    memcpy(b->q[i], d.orientation[i], sizeof b->q[i]);
+    memcpy(b->v[i], d.state_velocity[i], sizeof b->v[i]);
+    memcpy(b->w[i], d.state_angular_velocity[i], sizeof b->w[i]);
+    memcpy(b->rot_aux + i * DEM_ROT_AUX, d.state_rot_aux + i * d.aux_width,
+           DEM_ROT_AUX * sizeof *b->rot_aux);
+  }
+  if ((st = restore_spheres(sim, path, &d)))
+    goto done;
+  /* Forces as the last step computed them: at t_eval = t(step-1) + dt. */
+  sim->t0 = 0;
+  sim->step0 = 0;
+  sim->step = d.step;
+  sim->t = d.step > 0 ? (double)(d.step - 1) * sim->dt + sim->dt : 0.0;
+  st = dem_pipeline_initial_forces(sim->pipeline, sim);
+  sim->t = (double)d.step * sim->dt;
+  /* Operators count their calls (push_rotation's normalise_every). */
+  for (size_t i = 0; i < sim->pipeline->n_ops; i++)
+    sim->pipeline->ops[i].calls = d.step;
+done:
+  dem_snapshot_data_free(&d);
+  return st;
+}
+
+/* ---- the run ---------------------------------------------------------- */
 
 static dem_status run_config(struct dem_config *cfg,
                              const struct dem_run_options *opt) {
@@ -205,7 +612,14 @@ static dem_status run_config(struct dem_config *cfg,
   dem_status st = dem_setup(cfg, &sim, &out);
   if (st)
     goto done;
-  if (opt->output)
+  if (opt->restart && opt->output && strcmp(opt->restart, opt->output) != 0) {
+    st = dem_fail(DEM_ERR_USAGE, "--restart '%s' appends to that file: -o "
+                  "'%s' cannot name another", opt->restart, opt->output);
+    goto done;
+  }
+  if (opt->restart)
+    output = strdup(opt->restart);
+  else if (opt->output)
     output = strdup(opt->output);
   else if (out.file)
     output = strdup(out.file);
@@ -215,14 +629,19 @@ static dem_status run_config(struct dem_config *cfg,
     st = dem_fail(DEM_ERR_NOMEM, "out of memory");
     goto done;
   }
-  if (!opt->quiet || opt->check_only)
-    print_setup(&sim, &out, opt->check_only ? NULL : output);
+  if ((st = check_output(cfg, opt, output)))
+    goto done;
+  if (opt->restart && (st = restart_from(&sim, opt->restart)))
+    goto done;
+  print_setup(&sim, &out, opt->check_only ? NULL : output,
+              opt->quiet && !opt->check_only);
   if (opt->check_only)
     goto done;
 
   if ((st = dem_observer_init(&r.obs, &sim)))
     goto done;
-  if (!(text = dem_config_emit(cfg))) {
+  if (!(r.member = calloc(sim.s.n ? sim.s.n : 1, sizeof *r.member)) ||
+      !(text = dem_config_emit(cfg))) {
     st = dem_fail(DEM_ERR_NOMEM, "out of memory");
     goto done;
   }
@@ -230,15 +649,22 @@ static dem_status run_config(struct dem_config *cfg,
                                  .scheme = sim.pipeline->scheme_name,
                                  .version = DEM_VERSION_STRING,
                                  .time_step = sim.dt};
-  if ((st = dem_h5_create(output, opt->force, &info, &r.h5)))
-    goto done;
-  sim.t0 = sim.t;
-  sim.step0 = sim.step;
-  if ((st = dem_neighbors_build(&sim)) ||
-      (st = dem_pipeline_initial_forces(sim.pipeline, &sim)))
-    goto done;
-  dem_pipeline_start(sim.pipeline, &sim);
-  st = integrate(&r, &out, opt->quiet);
+  if (opt->restart) {
+    if ((st = dem_h5_open_append(output, sim.step, &info, &r.h5)))
+      goto done;
+    r.last_snapshot_step = sim.step;
+  } else {
+    if ((st = dem_h5_create(output, opt->force, &info, &r.h5)))
+      goto done;
+    sim.t0 = sim.t;
+    sim.step0 = sim.step;
+    if ((st = dem_neighbors_build(&sim)) ||
+        (st = dem_pipeline_initial_forces(sim.pipeline, &sim)))
+      goto done;
+    dem_pipeline_start(sim.pipeline, &sim);
+  }
+  r.first_step = sim.step;
+  st = integrate(&r, &out, opt->quiet, opt->restart != NULL);
   if (r.n_rows && st != DEM_ERR_NUMERIC)
     flush_rows(&r);
   if (!opt->quiet && sim.pipeline) {
@@ -251,6 +677,7 @@ done:
       st = cst;
   }
   dem_observer_free(&r.obs);
+  free(r.member);
   free(text);
   free(output);
   dem_sim_release(&sim);

@@ -1,5 +1,4 @@
-/* Mass properties of a clump: closed form without overlaps, else exact slices
- * of the union integrated in z. */
+/* Clump mass properties: closed form, or exact slices of the union in z. */
 #include "setup/clump.h"
 
 #include <math.h>
