@@ -27,59 +27,93 @@ def _unit_vectors(rng, n):
     return v / np.linalg.norm(v, axis=1)[:, None]
 
 
-def lattice_rods(n_rods, seed=1):
-    """Rod centres on a cubic lattice (a random subset of its sites, jittered)
-    with random axes; axes are redrawn until no two rods overlap and no rod
-    crosses a wall. Returns (centres, axes, velocities, angular velocities)."""
+def random_rods(n_rods, seed=1):
+    """Random sequential placement, as dem's random_fill does it: uniform
+    centres a bounding radius inside the walls, uniform random axes, a
+    candidate kept when it overlaps no rod kept before it. Candidates are
+    drawn in batches and checked through a grid of rods (numpy only).
+    Returns (edge, centres, axes, velocities, angular velocities)."""
     rng = np.random.default_rng(seed)
     edge = box_edge(n_rods)
     half = SPACING + RADIUS  # bounding radius of a rod
-    m = int(np.ceil(n_rods ** (1.0 / 3.0)))
-    a = edge / m
-    if a < 2 * RADIUS * 1.05:
-        raise ValueError("box too small for the lattice")
-    ijk = np.stack(np.meshgrid(np.arange(m), np.arange(m), np.arange(m),
-                               indexing="ij"), axis=-1).reshape(-1, 3)
-    sites = rng.choice(len(ijk), size=n_rods, replace=False)
-    sites.sort()
-    ijk = ijk[sites]
-    centres = (ijk + 0.5) * a
-    occupied = -np.ones((m, m, m), dtype=np.int64)
-    occupied[ijk[:, 0], ijk[:, 1], ijk[:, 2]] = np.arange(n_rods)
-    axes = _unit_vectors(rng, n_rods)
-    # Rods near a wall must keep every sphere inside: limit the axis there.
-    lo_room = centres - RADIUS
-    hi_room = edge - centres - RADIUS
-    room = np.minimum(lo_room, hi_room)
-    # Pairs of lattice neighbours whose bounding spheres can touch.
-    offsets = [(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
-               for dz in (-1, 0, 1) if (dx, dy, dz) > (0, 0, 0)
-               and a * np.sqrt(dx * dx + dy * dy + dz * dz) < 2 * half]
-    pairs = []
-    for off in offsets:
-        nb = ijk + np.array(off)
-        ok = np.all((nb >= 0) & (nb < m), axis=1)
-        j = np.full(n_rods, -1)
-        j[ok] = occupied[nb[ok, 0], nb[ok, 1], nb[ok, 2]]
-        i = np.nonzero(j >= 0)[0]
-        pairs.append(np.stack([i, j[i]], axis=1))
-    pairs = np.concatenate(pairs) if pairs else np.zeros((0, 2), int)
+    m = max(1, int(edge / (2 * half)))
+    h = edge / m
+    slots = 16
+    grid = -np.ones((m + 2, m + 2, m + 2, slots), dtype=np.int64)
+    fill = np.zeros((m + 2, m + 2, m + 2), dtype=np.int64)
+    centres = np.zeros((n_rods, 3))
+    axes = np.zeros((n_rods, 3))
     k = np.array([-1.0, 0.0, 1.0]) * SPACING
-    for _ in range(1000):
-        bad = np.any(np.abs(axes) * SPACING > room, axis=1)
-        if len(pairs):
-            si = centres[pairs[:, 0], None, :] + k[None, :, None] * axes[pairs[:, 0], None, :]
-            sj = centres[pairs[:, 1], None, :] + k[None, :, None] * axes[pairs[:, 1], None, :]
-            d = si[:, :, None, :] - sj[:, None, :, :]
-            hit = np.any(np.einsum("pabk,pabk->pab", d, d) < (2 * RADIUS) ** 2,
-                         axis=(1, 2))
-            redo = pairs[hit, 1]
-            bad[redo] = True
-        if not bad.any():
-            break
-        axes[bad] = _unit_vectors(rng, int(bad.sum()))
-    else:
-        raise RuntimeError("could not orient the rods without overlap")
+    offsets = np.array([(dx, dy, dz) for dx in (-1, 0, 1)
+                        for dy in (-1, 0, 1) for dz in (-1, 0, 1)])
+    placed = 0
+
+    def spheres(c, a):
+        return c[:, None, :] + k[None, :, None] * a[:, None, :]
+
+    def overlaps(ci, ai, cj, aj):
+        near = np.einsum("pk,pk->p", ci - cj, ci - cj) < (2 * half) ** 2
+        out = np.zeros(len(ci), dtype=bool)
+        if near.any():
+            out[near] = _overlaps(ci[near], ai[near], cj[near], aj[near])
+        return out
+
+    def _overlaps(ci, ai, cj, aj):
+        d = spheres(ci, ai)[:, :, None, :] - spheres(cj, aj)[:, None, :, :]
+        return np.any(np.einsum("pabk,pabk->pab", d, d) < (2 * RADIUS) ** 2,
+                      axis=(1, 2))
+
+    while placed < n_rods:
+        b = min(max(1000, (n_rods - placed) // 4), n_rods - placed)
+        c = half + (edge - 2 * half) * rng.random((b, 3))
+        a = _unit_vectors(rng, b)
+        cell = (c / h).astype(np.int64) + 1
+        ok = np.ones(b, dtype=bool)
+        # against rods placed before this batch
+        nb_cells = cell[:, None, :] + offsets[None, :, :]
+        cand = grid[nb_cells[..., 0], nb_cells[..., 1], nb_cells[..., 2]]
+        cand = cand.reshape(b, -1)
+        ii, jj = np.nonzero(cand >= 0)
+        jj = cand[ii, jj]
+        if len(ii):
+            hit = overlaps(c[ii], a[ii], centres[jj], axes[jj])
+            ok[ii[hit]] = False
+        # within the batch: a candidate loses to an earlier one it touches
+        idx = np.nonzero(ok)[0]
+        cc = cell[idx]
+        key = (cc[:, 0] * (m + 2) + cc[:, 1]) * (m + 2) + cc[:, 2]
+        order = np.argsort(key, kind="stable")
+        skey = key[order]
+        for off in offsets:
+            okey = ((cc[:, 0] + off[0]) * (m + 2) + cc[:, 1] + off[1]) * (m + 2) + cc[:, 2] + off[2]
+            lo = np.searchsorted(skey, okey, side="left")
+            hi = np.searchsorted(skey, okey, side="right")
+            width = hi - lo
+            for r in range(int(width.max()) if len(width) else 0):
+                sel = np.nonzero(width > r)[0]
+                other = order[lo[sel] + r]
+                earlier = idx[other] < idx[sel]
+                sel, other = sel[earlier], other[earlier]
+                if len(sel):
+                    hit = overlaps(c[idx[sel]], a[idx[sel]], c[idx[other]], a[idx[other]])
+                    ok[idx[sel[hit]]] = False
+        keep = np.nonzero(ok)[0]
+        # grid insertion
+        kc = cell[keep]
+        flat = (kc[:, 0] * (m + 2) + kc[:, 1]) * (m + 2) + kc[:, 2]
+        o = np.argsort(flat, kind="stable")
+        first = np.searchsorted(flat[o], flat[o], side="left")
+        rank = np.empty(len(keep), dtype=np.int64)
+        rank[o] = np.arange(len(keep)) - first
+        slot = fill.reshape(-1)[flat] + rank
+        if len(slot) and slot.max() >= slots:
+            raise RuntimeError("grid cell overflow placing rods")
+        ids = placed + np.arange(len(keep))
+        grid.reshape(-1, slots)[flat, slot] = ids
+        np.add.at(fill.reshape(-1), flat, 1)
+        centres[ids] = c[keep]
+        axes[ids] = a[keep]
+        placed += len(keep)
     v = SPEED * _unit_vectors(rng, n_rods)
     w = ANGULAR_SPEED * _unit_vectors(rng, n_rods)
     return edge, centres, axes, v, w

@@ -719,8 +719,14 @@ START_TEST(test_sigkill_leaves_readable_file) {
   for (int t = 0; t < trials; t++) {
     int r = kill_trial(path, &seed);
     if (r) {
+      const char *keep = getenv("DEM_H5_KILL_KEEP"); /* a directory */
       fprintf(stderr, "kill trial %d failed (code %d)\n", t, r);
       failures++;
+      if (keep) {
+        char kept[1024];
+        snprintf(kept, sizeof kept, "%s/killed_%d.h5", keep, t);
+        rename(path, kept);
+      }
     }
   }
   ck_assert_int_eq(failures, 0);

@@ -1,5 +1,6 @@
-/* Tests of the rotation schemes: table, analytic cylinder, convergence
- * orders, norm keeping, Seelen's driven sphere, torque-free top energy. */
+/* Tests of the rotation schemes against the paper's and Seelen's cases. */
+/* Table, analytic cylinder, convergence orders, norm keeping, Seelen's driven
+ * sphere, torque-free top energy. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -113,7 +114,8 @@ START_TEST(test_table) {
     ck_assert_int_eq(get(leap[i])->leapfrog, 1);
   const char *two_stage[] = {"velocity_verlet", "velocity_verlet_spiral"};
   for (int i = 0; i < 2; i++)
-    ck_assert_ptr_nonnull(get(two_stage[i])->after_force);
+    ck_assert_msg(get(two_stage[i])->after_force != NULL, "%s: no after_force",
+                  two_stage[i]);
   const char *norm1[] = {
       "direct_euler", "velocity_verlet", "fincham", "johnson", "pfc4", "rk4"};
   for (int i = 0; i < 6; i++)

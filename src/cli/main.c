@@ -5,14 +5,6 @@
 #include "cli/commands.h"
 #include "dem/dem.h"
 
-/* TEMPORARY until cmd_study.c lands (removed before the issue closes). */
-__attribute__((weak)) int dem_cmd_study(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "dem study: not built\n");
-  return 1;
-}
-
 static void usage(FILE *f) {
   fprintf(f,
           "dem %s: a multi-sphere discrete element engine\n"

@@ -1,5 +1,4 @@
-/* Buss's augmented second-order rotation update (del Valle et al., App. B.4).
- */
+/* Buss's augmented second-order rotation update (del Valle, App. B.4). */
 #include "integrators/rot_common.h"
 
 /* aux[0..2]: lab-frame angular momentum L(t). */

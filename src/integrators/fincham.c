@@ -1,5 +1,4 @@
-/* Fincham's leapfrog with angular momentum (del Valle et al., App. B.3; Yade).
- */
+/* Fincham's leapfrog with angular momentum (del Valle, App. B.3; Yade). */
 #include "integrators/rot_common.h"
 
 /* aux[0..2]: lab-frame angular momentum L(t - dt/2). */

@@ -1,5 +1,4 @@
-/* Omelyan's advanced leapfrog, three iterations (del Valle et al., App. B.5).
- */
+/* Omelyan's advanced leapfrog, three iterations (del Valle, App. B.5). */
 #include "integrators/rot_common.h"
 
 enum { OMELYAN_ITERATIONS = 3 };
@@ -8,15 +7,19 @@ enum { OMELYAN_ITERATIONS = 3 };
  * from w1 = w0 (Eqs. B.10-B.12): Omelyan's product approximation. */
 static void omelyan_kick(double w1[3], const double w0[3],
                          const double inertia[3], const double M[3], double h) {
-  const double cx = (inertia[1] - inertia[2]) / inertia[0];
-  const double cy = (inertia[2] - inertia[0]) / inertia[1];
-  const double cz = (inertia[0] - inertia[1]) / inertia[2];
-  const double p0x = w0[1] * w0[2], p0y = w0[2] * w0[0], p0z = w0[0] * w0[1];
+  /* w1_a = b_a + g_a (w1_b w1_c), with the old-time half of the product
+   * average and the torque folded into b */
+  const double gx = 0.5 * h * (inertia[1] - inertia[2]) / inertia[0];
+  const double gy = 0.5 * h * (inertia[2] - inertia[0]) / inertia[1];
+  const double gz = 0.5 * h * (inertia[0] - inertia[1]) / inertia[2];
+  const double bx = w0[0] + h * M[0] / inertia[0] + gx * w0[1] * w0[2];
+  const double by = w0[1] + h * M[1] / inertia[1] + gy * w0[2] * w0[0];
+  const double bz = w0[2] + h * M[2] / inertia[2] + gz * w0[0] * w0[1];
   double x = w0[0], y = w0[1], z = w0[2];
   for (int k = 0; k < OMELYAN_ITERATIONS; k++) {
-    double nx = w0[0] + h * (M[0] / inertia[0] + cx * 0.5 * (p0x + y * z));
-    double ny = w0[1] + h * (M[1] / inertia[1] + cy * 0.5 * (p0y + z * x));
-    double nz = w0[2] + h * (M[2] / inertia[2] + cz * 0.5 * (p0z + x * y));
+    double nx = bx + gx * y * z;
+    double ny = by + gy * z * x;
+    double nz = bz + gz * x * y;
     x = nx;
     y = ny;
     z = nz;

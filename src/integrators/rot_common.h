@@ -48,11 +48,16 @@ static inline void rot_ssprk3(double w[3], const double I[3], const double M[3],
  * every product lengthens q by |v|^2/2: the non-leapfrog SPIRAL's second
  * factor, |v| = dt^2 |wdot| / 4, would drift by ~1e-12 per 1e6 steps.) */
 static inline void rot_expm1(double e[4], const double v[3]) {
-  double t2 = v3_dot(v, v), th = sqrt(t2), s, c1;
-  if (th < 1e-2) {
-    s = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0));
-    c1 = -0.5 * t2 * (1.0 - t2 / 12.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)));
+  double t2 = v3_dot(v, v), s, c1;
+  if (t2 < 1e-4) { /* |v| < 1e-2: series, no sqrt on the common path */
+    /* sin(th)/th and cos(th) - 1 to O(th^8); products, not divisions */
+    s = 1.0 - t2 * (1.0 / 6.0) *
+                  (1.0 - t2 * (1.0 / 20.0) * (1.0 - t2 * (1.0 / 42.0)));
+    c1 = -0.5 * t2 *
+         (1.0 - t2 * (1.0 / 12.0) *
+                    (1.0 - t2 * (1.0 / 30.0) * (1.0 - t2 * (1.0 / 56.0))));
   } else {
+    double th = sqrt(t2);
     s = sin(th) / th;
     c1 = cos(th) - 1.0;
   }

@@ -1,5 +1,4 @@
-/* Single-body driver: runs a rotation scheme under a prescribed load the way
- * the pipeline calls it (tests, validation study). */
+/* One body under a prescribed load, stepped the way the pipeline steps it. */
 #include "integrators/rotation_drive.h"
 
 #include "core/quat.h"

@@ -1,5 +1,5 @@
-/* Single-body driver: runs a rotation scheme under a prescribed load the way
- * the pipeline calls it (tests, validation study). */
+/* One body under a prescribed load, stepped the way the pipeline steps it. */
+/* For the tests and the validation study. */
 #ifndef DEM_ROTATION_DRIVE_H
 #define DEM_ROTATION_DRIVE_H
 

@@ -1,5 +1,4 @@
-/* SPIRAL adapted to a velocity Verlet pipeline (jaxdem VelocityVerletSpiral).
- */
+/* SPIRAL in a velocity Verlet pipeline (jaxdem VelocityVerletSpiral). */
 #include "integrators/rot_common.h"
 
 static void vvs_start(struct dem_rot_state *s, const double inertia[3],

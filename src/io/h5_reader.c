@@ -148,6 +148,17 @@ dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out) {
       goto done;
     }
   }
+  /* Rows a killed run left unwritten read as fill values: drop them. */
+  if (n > 0) {
+    size_t rows = dem_h5u_fill_tail_long(out->step, (size_t)n);
+    for (int c = 1; c < ENERGY_COLUMNS; c++) {
+      size_t t = dem_h5u_fill_tail_double(*(double **)energy_column(out, c),
+                                          (size_t)n);
+      if (t < rows)
+        rows = t;
+    }
+    n = rows;
+  }
   out->n = (size_t)n;
 done:
   for (int c = 0; c < ENERGY_COLUMNS; c++)

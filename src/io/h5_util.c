@@ -3,6 +3,7 @@
 #include "io/h5_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void dem_h5u_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
@@ -74,4 +75,59 @@ hid_t dem_h5u_read_fapl(void) {
   H5Pset_file_locking(fapl, 0, 1);
 #endif
   return fapl;
+}
+
+double dem_h5u_energy_fill(void) {
+  const uint64_t bits = UINT64_C(0x7ff80de0de0de0de);
+  double x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+size_t dem_h5u_fill_tail_long(const long *x, size_t n) {
+  while (n > 0 && x[n - 1] == DEM_H5U_ENERGY_FILL_STEP)
+    n--;
+  return n;
+}
+
+size_t dem_h5u_fill_tail_double(const double *x, size_t n) {
+  double fill = dem_h5u_energy_fill();
+  while (n > 0 && memcmp(&x[n - 1], &fill, sizeof fill) == 0)
+    n--;
+  return n;
+}
+
+herr_t dem_h5u_energy_written(const hid_t ds[7], hsize_t n, hsize_t *written) {
+  hsize_t start = 0;
+  double *buf;
+  *written = n;
+  if (n == 0)
+    return 0;
+  buf = malloc((size_t)n * sizeof *buf);
+  if (!buf)
+    return -1;
+  for (int c = 0; c < 7; c++) {
+    hid_t fs = H5Dget_space(ds[c]), ms = -1;
+    herr_t rc = -1;
+    size_t tail;
+    if (fs >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >= 0 &&
+        (ms = H5Screate_simple(1, &n, NULL)) >= 0)
+      rc = H5Dread(ds[c], c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, ms, fs,
+                   H5P_DEFAULT, buf);
+    if (ms >= 0)
+      H5Sclose(ms);
+    if (fs >= 0)
+      H5Sclose(fs);
+    if (rc < 0) {
+      free(buf);
+      return -1;
+    }
+    tail = c == 0 ? dem_h5u_fill_tail_long((const long *)(void *)buf, n)
+                  : dem_h5u_fill_tail_double(buf, n);
+    if (tail < *written)
+      *written = tail;
+  }
+  free(buf);
+  return 0;
 }

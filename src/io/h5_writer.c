@@ -31,8 +31,8 @@ struct dem_h5_writer {
   hsize_t energy_rows;
   char *path, *xmf_path;
   const char *h5_name; /* basename of path, as the sidecar refers to it */
-  struct dem_xdmf_frame *frames;
-  size_t n_frames, cap_frames;
+  size_t n_snapshots;
+  struct dem_xdmf_text xdmf; /* the sidecar's grids so far */
 };
 
 static const char *base_name(const char *path) {
@@ -55,37 +55,70 @@ static char *dir_name(const char *path) {
   return dir;
 }
 
-/* File access properties: when NOEVICT is set in the environment, an
- * experiment (metadata written only by flushes). */
+/* How the file is laid out so that a process killed at any moment leaves
+ * a readable file (measured by the SIGKILL test in tests/test_h5io.c).
+ * HDF5 writes modified metadata at each flush in no particular order, so
+ * the layout keeps what a flush rewrites in place small and rarely
+ * restructured:
+ *  - a snapshot is built as an anonymous group and flushed while nothing
+ *    on disk refers to it; a second flush after linking it into
+ *    /snapshots only rewrites /snapshots' symbol table node and name heap;
+ *  - /snapshots is an old-style group with large symbol table nodes (split
+ *    only every SYM_LEAF_K links) and a name heap presized for HEAP_HINT
+ *    bytes (8 bytes per name), so linking rarely allocates anything;
+ *  - every other group keeps its few links in its own object header;
+ *  - the energy columns have fill values no row can hold (see h5_util.h),
+ *    so rows of a chunk whose allocation a kill cut short read as fill and
+ *    the reader drops them. */
+enum { SYM_LEAF_K = 256, HEAP_HINT = 65536 };
+
+/* File access properties: a small metadata cache. HDF5 1.10 scans every
+ * cached entry at each flush, and we flush often; a snapshot's metadata is
+ * written once and not needed again. */
 static hid_t writer_fapl(void) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5AC_cache_config_t mdc;
+  const char *e = getenv("MDC");
+  size_t max_size = e ? (size_t)atol(e) : 1024 * 1024;
   if (fapl < 0)
     return fapl;
   memset(&mdc, 0, sizeof mdc);
   mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
   if (H5Pget_mdc_config(fapl, &mdc) < 0)
     goto fail;
-  if (getenv("MDCMAX")) {
-    mdc.set_initial_size = 1;
-    mdc.initial_size = (size_t)atol(getenv("MDCMAX")) / 4;
-    mdc.max_size = (size_t)atol(getenv("MDCMAX"));
-    mdc.min_size = mdc.initial_size / 4;
-    if (H5Pset_mdc_config(fapl, &mdc) < 0)
-      goto fail;
-  }
-  if (!getenv("NOEVICT"))
-    return fapl;
-  mdc.evictions_enabled = 0;
-  mdc.incr_mode = H5C_incr__off;
-  mdc.flash_incr_mode = H5C_flash_incr__off;
-  mdc.decr_mode = H5C_decr__off;
+  mdc.set_initial_size = 1;
+  mdc.initial_size = max_size / 2;
+  mdc.min_size = max_size / 4;
+  mdc.max_size = max_size;
   if (H5Pset_mdc_config(fapl, &mdc) < 0)
     goto fail;
   return fapl;
 fail:
   H5Pclose(fapl);
   return -1;
+}
+
+/* File creation properties: large symbol table nodes (see above). */
+static hid_t writer_fcpl(void) {
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (fcpl >= 0 && H5Pset_sym_k(fcpl, 0, SYM_LEAF_K) < 0) {
+    H5Pclose(fcpl);
+    return -1;
+  }
+  return fcpl;
+}
+
+/* A group that keeps its links in its object header (new-style, compact):
+ * nothing else to rewrite when it changes. */
+static hid_t create_compact_group(hid_t loc, const char *name) {
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+  if (gcpl < 0)
+    return -1;
+  if (H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) >= 0)
+    g = name ? H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT)
+             : H5Gcreate_anon(loc, gcpl, H5P_DEFAULT);
+  H5Pclose(gcpl);
+  return g;
 }
 
 static herr_t write_attr(hid_t loc, const char *name, hid_t file_type,
@@ -138,8 +171,7 @@ static herr_t write_config(hid_t file, const char *text) {
 /* /energy with its empty, chunked, extendible columns (kept open). */
 static herr_t create_energy(struct dem_h5_writer *w) {
   hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
-  hid_t g =
-      H5Gcreate2(w->file, "energy", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = create_compact_group(w->file, "energy");
   hid_t space = -1, dcpl = -1;
   herr_t rc = -1;
   if (g < 0)
@@ -150,6 +182,12 @@ static herr_t create_energy(struct dem_h5_writer *w) {
     goto done;
   for (int c = 0; c < ENERGY_COLUMNS; c++) {
     hid_t type = c == 0 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
+    int64_t step_fill = DEM_H5U_ENERGY_FILL_STEP;
+    double fill = dem_h5u_energy_fill();
+    if (H5Pset_fill_value(dcpl, c == 0 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
+                          c == 0 ? (const void *)&step_fill
+                                 : (const void *)&fill) < 0)
+      goto done;
     w->energy[c] = H5Dcreate2(g, energy_names[c], type, space, H5P_DEFAULT,
                               dcpl, H5P_DEFAULT);
     if (w->energy[c] < 0)
@@ -179,16 +217,11 @@ static herr_t write_header(struct dem_h5_writer *w,
     return -1;
   {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    const char *est = getenv("EST");
     if (gcpl < 0)
       return -1;
-    if (est && (H5Pset_link_phase_change(gcpl, 65535, 65534) < 0 ||
-        H5Pset_est_link_info(gcpl, (unsigned)atoi(est), 6) < 0)) {
-      H5Pclose(gcpl);
-      return -1;
-    }
-    w->snapshots =
-        H5Gcreate2(w->file, "snapshots", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (H5Pset_local_heap_size_hint(gcpl, HEAP_HINT) >= 0)
+      w->snapshots =
+          H5Gcreate2(w->file, "snapshots", H5P_DEFAULT, gcpl, H5P_DEFAULT);
     H5Pclose(gcpl);
   }
   if (w->snapshots < 0)
@@ -209,7 +242,7 @@ static herr_t writer_free(struct dem_h5_writer *w) {
     rc = H5Fclose(w->file);
   free(w->path);
   free(w->xmf_path);
-  free(w->frames);
+  dem_xdmf_text_free(&w->xdmf);
   free(w);
   return rc;
 }
@@ -257,7 +290,7 @@ dem_status dem_h5_create(const char *path, int force,
   struct dem_h5_writer *w;
   struct stat sb;
   char *tmp = NULL;
-  hid_t fapl;
+  hid_t fcpl, fapl;
   dem_status st;
 
   *out = NULL;
@@ -290,12 +323,19 @@ dem_status dem_h5_create(const char *path, int force,
     writer_free(w);
     return st;
   }
+  fcpl = writer_fcpl();
+  if (fcpl < 0) {
+    st = dem_h5u_fail(path, "cannot set up file creation");
+    goto fail;
+  }
   fapl = writer_fapl();
   if (fapl < 0) {
+    H5Pclose(fcpl);
     st = dem_h5u_fail(path, "cannot set up file access");
     goto fail;
   }
-  w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+  H5Pclose(fcpl);
   H5Pclose(fapl);
   if (w->file < 0) {
     st = dem_h5u_fail(path, "cannot create");
@@ -458,11 +498,11 @@ static size_t snapshot_fields(const struct dem_snapshot *s, struct field *f) {
     f[k++] = (struct field){"state",      "rot_aux", nb,
                             s->aux_width, 0,         s->state_rot_aux};
   if (s->state_sphere_member)
-    f[k++] = (struct field){"state", "sphere_member", ns,
-                            0,       1,               s->state_sphere_member};
+    f[k++] = (struct field){"state", "sphere_member",       ns, 0,
+                            1,       s->state_sphere_member};
   if (s->state_sphere_x_build)
-    f[k++] = (struct field){"state", "sphere_x_build", ns,
-                            3,       0,                s->state_sphere_x_build};
+    f[k++] = (struct field){"state", "sphere_x_build",       ns, 3,
+                            0,       s->state_sphere_x_build};
   return k;
 }
 
@@ -481,7 +521,7 @@ static herr_t write_snapshot_group(hid_t g, const struct field *f, size_t n,
       if (sub >= 0)
         H5Gclose(sub);
       sub_name = f[i].group;
-      sub = H5Gcreate2(g, sub_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      sub = create_compact_group(g, sub_name);
       if (sub < 0)
         return -1;
     }
@@ -492,20 +532,14 @@ static herr_t write_snapshot_group(hid_t g, const struct field *f, size_t n,
   return rc;
 }
 
+/* Counts snapshot s and adds it to the sidecar's grids. */
 static dem_status add_frame(struct dem_h5_writer *w,
                             const struct dem_snapshot *s) {
-  if (w->n_frames == w->cap_frames) {
-    size_t cap = w->cap_frames ? 2 * w->cap_frames : 64;
-    struct dem_xdmf_frame *p = realloc(w->frames, cap * sizeof *p);
-    if (!p)
-      return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
-    w->frames = p;
-    w->cap_frames = cap;
-  }
-  w->frames[w->n_frames] =
-      (struct dem_xdmf_frame){w->n_frames, s->time, s->n_spheres};
-  w->n_frames++;
-  return DEM_OK;
+  struct dem_xdmf_frame frame = {w->n_snapshots, s->time, s->n_spheres};
+  dem_status st = dem_xdmf_append(&w->xdmf, w->h5_name, &frame);
+  if (st == DEM_OK)
+    w->n_snapshots++;
+  return st;
 }
 
 dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
@@ -520,7 +554,7 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   dem_h5u_quiet();
   if (!w || !s)
     return dem_fail(DEM_ERR_INTERNAL, "dem_h5_snapshot_write: no writer");
-  index = w->n_frames;
+  index = w->n_snapshots;
   n = snapshot_fields(s, f);
   for (size_t i = 0; i < n; i++)
     if (f[i].rows && !f[i].data)
@@ -529,7 +563,7 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   snprintf(name, sizeof name, "%06zu", index);
   snprintf(what, sizeof what, "cannot write snapshot %s", name);
   /* Built unlinked and linked once complete: a reader never sees half. */
-  g = H5Gcreate_anon(w->file, H5P_DEFAULT, H5P_DEFAULT);
+  g = create_compact_group(w->file, NULL);
   if (g < 0)
     return dem_h5u_fail(w->path, what);
   rc = write_snapshot_group(g, f, n, s);
@@ -547,7 +581,7 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   st = add_frame(w, s);
   if (st != DEM_OK)
     return st;
-  return dem_xdmf_write(w->xmf_path, w->h5_name, w->frames, w->n_frames);
+  return dem_xdmf_write(w->xmf_path, &w->xdmf);
 }
 
 /* Rebuilds the sidecar's frame list from /snapshots/000000.. (each
@@ -591,8 +625,10 @@ static dem_status load_frames(struct dem_h5_writer *w) {
       H5Gclose(g);
     }
     if (rc < 0)
-      return dem_fail(DEM_ERR_IO, "%s: snapshot %s: cannot read its time or "
-                      "spheres/radius", w->path, name);
+      return dem_fail(DEM_ERR_IO,
+                      "%s: snapshot %s: cannot read its time or "
+                      "spheres/radius",
+                      w->path, name);
     s.n_spheres = (size_t)dims[0];
     dem_status st = add_frame(w, &s);
     if (st != DEM_OK)
@@ -619,8 +655,10 @@ static dem_status open_energy(struct dem_h5_writer *w, long last_step) {
     if (sp >= 0)
       H5Sclose(sp);
     if (!ok)
-      return dem_fail(DEM_ERR_IO, "%s: /%s missing or not an extendible "
-                      "1-D dataset", w->path, name);
+      return dem_fail(DEM_ERR_IO,
+                      "%s: /%s missing or not an extendible "
+                      "1-D dataset",
+                      w->path, name);
     if (c == 0 || dims < n)
       n = dims; /* the shortest column: a killed append may leave one longer */
   }
@@ -630,8 +668,7 @@ static dem_status open_energy(struct dem_h5_writer *w, long last_step) {
     herr_t rc = -1;
     steps = malloc((size_t)n * sizeof *steps);
     if (steps && fs >= 0 &&
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >=
-            0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >= 0 &&
         (ms = H5Screate_simple(1, &n, NULL)) >= 0)
       rc = H5Dread(w->energy[0], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, steps);
     if (ms >= 0)
@@ -647,6 +684,13 @@ static dem_status open_energy(struct dem_h5_writer *w, long last_step) {
   for (keep = 0; keep < n && steps[keep] <= last_step; keep++)
     ;
   free(steps);
+  {
+    hsize_t written; /* rows a killed run left as fill are dropped too */
+    if (dem_h5u_energy_written(w->energy, n, &written) < 0)
+      return dem_h5u_fail(w->path, "cannot read /energy");
+    if (keep > written)
+      keep = written;
+  }
   for (int c = 0; c < ENERGY_COLUMNS; c++)
     if (H5Dset_extent(w->energy[c], &keep) < 0)
       return dem_h5u_fail(w->path, "cannot truncate the energy series");
@@ -718,14 +762,13 @@ dem_status dem_h5_open_append(const char *path, long last_step,
   }
   if (H5Aexists(w->file, "dem_version") <= 0) {
     st = dem_fail(DEM_ERR_IO,
-                  "%s: not a dem output file (no dem_version attribute)",
-                  path);
+                  "%s: not a dem output file (no dem_version attribute)", path);
     goto fail;
   }
   w->snapshots = H5Gopen2(w->file, "snapshots", H5P_DEFAULT);
   if (w->snapshots < 0) {
-    st = dem_fail(DEM_ERR_IO, "%s: not a dem output file (no /snapshots)",
-                  path);
+    st =
+        dem_fail(DEM_ERR_IO, "%s: not a dem output file (no /snapshots)", path);
     goto fail;
   }
   if ((st = load_frames(w)) != DEM_OK || (st = open_energy(w, last_step)))

@@ -79,8 +79,44 @@ static void put_frame(FILE *f, const char *h5_name,
   fputs("      </Grid>\n", f);
 }
 
-dem_status dem_xdmf_write(const char *xmf_path, const char *h5_name,
-                          const struct dem_xdmf_frame *frames, size_t n) {
+dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
+                           const struct dem_xdmf_frame *frame) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  put_frame(f, h5_name, frame);
+  if (fclose(f) != 0 || !text) {
+    free(text);
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  }
+  if (t->len + len + 1 > t->cap) {
+    size_t cap = t->cap ? t->cap : 4096;
+    char *p;
+    while (cap < t->len + len + 1)
+      cap *= 2;
+    p = realloc(t->buf, cap);
+    if (!p) {
+      free(text);
+      return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+    }
+    t->buf = p;
+    t->cap = cap;
+  }
+  memcpy(t->buf + t->len, text, len + 1);
+  t->len += len;
+  free(text);
+  return DEM_OK;
+}
+
+void dem_xdmf_text_free(struct dem_xdmf_text *t) {
+  free(t->buf);
+  t->buf = NULL;
+  t->len = t->cap = 0;
+}
+
+dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t) {
   size_t len = strlen(xmf_path);
   char *tmp = malloc(len + 5);
   FILE *f;
@@ -104,8 +140,8 @@ dem_status dem_xdmf_write(const char *xmf_path, const char *h5_name,
         "    <Grid Name=\"spheres\" GridType=\"Collection\" "
         "CollectionType=\"Temporal\">\n",
         f);
-  for (size_t i = 0; i < n; i++)
-    put_frame(f, h5_name, &frames[i]);
+  if (t->len)
+    fwrite(t->buf, 1, t->len, f);
   fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f);
   failed = ferror(f);
   if (fclose(f) != 0)

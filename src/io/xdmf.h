@@ -18,12 +18,23 @@ struct dem_xdmf_frame {
  * PATH + ".xmf". Caller frees; NULL when out of memory. */
 char *dem_xdmf_path(const char *h5_path);
 
-/* Writes the sidecar at xmf_path (through a temporary file and rename, so
- * readers never see half a file): a temporal collection with one uniform
- * grid of polyvertices per frame, geometry from spheres/position and
- * node attributes radius and body, all referencing h5_name (the basename
- * of the HDF5 file, so the pair can be moved together). */
-dem_status dem_xdmf_write(const char *xmf_path, const char *h5_name,
-                          const struct dem_xdmf_frame *frames, size_t n);
+/* The grids written so far, as XML text kept between rewrites. */
+struct dem_xdmf_text {
+  char *buf;
+  size_t len, cap;
+};
+
+/* Appends the grid of one frame (referencing h5_name, the basename of the
+ * HDF5 file, so the pair can be moved together). */
+dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
+                           const struct dem_xdmf_frame *frame);
+
+/* Writes the sidecar at xmf_path through a temporary file and rename (so
+ * readers never see half a file): a temporal collection of the grids in
+ * t, each one polyvertex per sphere with geometry from spheres/position
+ * and node attributes radius and body. */
+dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t);
+
+void dem_xdmf_text_free(struct dem_xdmf_text *t);
 
 #endif

@@ -269,6 +269,7 @@ struct run_state {
   struct dem_energy_row rows[512];
   size_t n_rows;
   long last_snapshot_step;
+  long last_row_step; /* step of the last energy row recorded */
   long first_step; /* step this process started from (restart: > 0) */
   int *member;     /* per-sphere member index, as the snapshot stores it */
 };
@@ -305,10 +306,15 @@ static dem_status flush_rows(struct run_state *r) {
   return st;
 }
 
-/* Records energy (and a snapshot if asked) at the current boundary. */
+/* Records energy (once per step) and a snapshot if asked at the current
+ * boundary. */
 static dem_status observe(struct run_state *r, int snapshot) {
-  struct dem_energy_row *row = &r->rows[r->n_rows++];
-  dem_observe_energy(&r->obs, r->sim, row);
+  struct dem_energy_row row;
+  dem_observe_energy(&r->obs, r->sim, &row); /* also syncs velocities */
+  if (r->last_row_step != r->sim->step) {
+    r->rows[r->n_rows++] = row;
+    r->last_row_step = r->sim->step;
+  }
   dem_status st = DEM_OK;
   if (r->n_rows == sizeof r->rows / sizeof r->rows[0] || snapshot)
     st = flush_rows(r);
@@ -434,7 +440,7 @@ static dem_status integrate(struct run_state *r,
       }
     }
   }
-  if (r->last_snapshot_step != sim->step || r->n_rows)
+  if (r->last_snapshot_step != sim->step)
     if ((st = observe(r, 1)))
       return st;
   if (!quiet)
@@ -607,7 +613,8 @@ static dem_status run_config(struct dem_config *cfg,
                              const struct dem_run_options *opt) {
   struct dem_sim sim = {0};
   struct dem_output_options out;
-  struct run_state r = {.sim = &sim, .last_snapshot_step = -1};
+  struct run_state r = {
+      .sim = &sim, .last_snapshot_step = -1, .last_row_step = -1};
   char *output = NULL, *text = NULL;
   dem_status st = dem_setup(cfg, &sim, &out);
   if (st)
@@ -652,7 +659,7 @@ static dem_status run_config(struct dem_config *cfg,
   if (opt->restart) {
     if ((st = dem_h5_open_append(output, sim.step, &info, &r.h5)))
       goto done;
-    r.last_snapshot_step = sim.step;
+    r.last_snapshot_step = r.last_row_step = sim.step;
   } else {
     if ((st = dem_h5_create(output, opt->force, &info, &r.h5)))
       goto done;

@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# Restart and thread-count runs end bitwise the same: 2N steps vs N + N (every scheme), after SIGKILL/SIGTERM, 1 vs 2 threads.
+# Usage: bash tests/cli_restart.sh DEM_BINARY SOURCE_DIR
+# DEM_TEST_QUICK=1 (the sanitizer build) runs fewer schemes, kills and signals.
+set -u
+DEM=$(realpath "$1")
+SRC=$(realpath "$2")
+pass=0
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+ok() { pass=$((pass + 1)); }
+bad() {
+  fail=$((fail + 1))
+  echo "FAIL: $*"
+}
+
+PY=""
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" > /dev/null && "$p" -c 'import h5py' 2> /dev/null; then
+    PY=$p
+    break
+  fi
+done
+if [ -z "$PY" ]; then
+  echo "FAIL: no python3 with h5py (apt-get install python3-h5py)"
+  echo "cli_restart: 0 passed, 1 failed"
+  exit 1
+fi
+
+# same A.h5 B.h5: the last snapshots hold bitwise the same bodies, spheres
+# and integrator state, and the energy rows of the steps both files have
+# are bitwise equal. Prints what differs.
+cat > same.py << 'EOF'
+import sys
+import h5py
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+la = a["snapshots"][sorted(a["snapshots"])[-1]]
+lb = b["snapshots"][sorted(b["snapshots"])[-1]]
+bad = []
+for k in ("step", "time"):
+    if la.attrs[k] != lb.attrs[k]:
+        bad.append("%s %r != %r" % (k, la.attrs[k], lb.attrs[k]))
+for g in ("bodies", "spheres", "state"):
+    names = sorted(set(la[g]) | set(lb[g]))
+    for n in names:
+        if n not in la[g] or n not in lb[g]:
+            bad.append("%s/%s missing" % (g, n))
+            continue
+        x, y = la[g][n][()], lb[g][n][()]
+        if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+            bad.append("%s/%s differs" % (g, n))
+ea, eb = a["energy"], b["energy"]
+ra = {int(s): i for i, s in enumerate(ea["step"][()])}
+rb = {int(s): i for i, s in enumerate(eb["step"][()])}
+common = sorted(set(ra) & set(rb))
+cols = [c for c in ea if c != "step"]
+diff = [s for s in common
+        if any(ea[c][ra[s]].tobytes() != eb[c][rb[s]].tobytes() for c in cols)]
+if len(common) < min(len(ra), len(rb)):
+    bad.append("energy: only %d common steps of %d and %d" % (len(common), len(ra), len(rb)))
+if diff:
+    bad.append("energy rows differ at %d steps, first %d" % (len(diff), diff[0]))
+for f in (a, b):
+    steps = list(f["energy/step"][()])
+    if steps != sorted(set(steps)):
+        bad.append("%s: energy steps not strictly increasing" % f.filename)
+    snaps = sorted(f["snapshots"])
+    if snaps != ["%06d" % i for i in range(len(snaps))]:
+        bad.append("%s: snapshots not numbered without gaps" % f.filename)
+    t = [f["snapshots"][s].attrs["step"] for s in snaps]
+    if t != sorted(set(t)):
+        bad.append("%s: snapshot steps not increasing" % f.filename)
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+same() {
+  local why
+  if why=$("$PY" same.py "$1" "$2" 2>&1); then ok; else bad "$3: $why"; fi
+}
+# last_step FILE: the step of the last snapshot ("" if the file does not open).
+last_step() {
+  "$PY" -c 'import sys, h5py
+f = h5py.File(sys.argv[1], "r"); s = f["snapshots"]
+print(s[sorted(s)[-1]].attrs["step"])' "$1" 2> /dev/null
+}
+expect_rc() { # expect_rc WANT WHAT: checks $rc
+  if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1: $(cat err)"; fi
+}
+
+# Rods bouncing in a box, with contacts, wall hits and rotation.
+cat > rods.yaml << 'EOF'
+simulation: {time_step: 2.0e-5, end_time: 0.04, seed: 3}
+materials:
+  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
+shapes:
+  rod:
+    material: glass
+    spheres: [{center: [-0.03, 0, 0], radius: 0.02}, {center: [0, 0, 0], radius: 0.02}, {center: [0.03, 0, 0], radius: 0.02}]
+particles:
+  - random_fill: {shape: rod, count: 40, speed: 2.0, angular_speed: 20}
+domain: {box: {min: [0, 0, 0], max: [0.3, 0.3, 0.3]}, wall_material: glass}
+contact: {skin: 0.004}
+output: {snapshot_interval: 0.01, energy_interval: 0.0005}
+EOF
+
+# 1. Every named scheme: 2N steps vs N + N, N not on a snapshot boundary;
+#    the first half on 2 threads, the second on 1.
+schemes="spiral_leapfrog spiral velocity_verlet_spiral direct_euler
+  velocity_verlet fincham buss omelyan johnson pfc4 pcdm rk4"
+kills="0.1 0.25 0.45"
+signals="TERM INT"
+long_end=1.0
+if [ -n "${DEM_TEST_QUICK:-}" ]; then
+  schemes="spiral_leapfrog velocity_verlet_spiral fincham rk4"
+  kills="0.2"
+  signals="TERM"
+  long_end=0.4
+fi
+for scheme in $schemes; do
+  rm -f full.h5 part.h5 ./*.xmf
+  "$DEM" run rods.yaml -q -o full.h5 --set scheme=$scheme --threads 1 2> err
+  rc=$?
+  expect_rc 0 "$scheme: full run"
+  "$DEM" run rods.yaml -q -o part.h5 --set scheme=$scheme \
+    --set simulation.end_time=0.0173 --threads 2 2> err
+  rc=$?
+  expect_rc 0 "$scheme: first part"
+  "$DEM" run rods.yaml -q --restart part.h5 --set scheme=$scheme --threads 1 2> err
+  rc=$?
+  expect_rc 0 "$scheme: restart"
+  same full.h5 part.h5 "$scheme: 2N vs N + N"
+done
+
+# 2. A pile under gravity (many lasting contacts), restarted twice.
+sed 's/seed: 3}/seed: 3, gravity: [0, 0, -9.81]}/; s/end_time: 0.04/end_time: 0.3/; s/speed: 2.0, angular_speed: 20/speed: 0.5, angular_speed: 5/' \
+  rods.yaml > pile.yaml
+rm -f full.h5 part.h5
+"$DEM" run pile.yaml -q -o full.h5 2> err
+rc=$?
+expect_rc 0 "pile: full run"
+"$DEM" run pile.yaml -q -o part.h5 --set simulation.end_time=0.1 2> err
+"$DEM" run pile.yaml -q --restart part.h5 --set simulation.end_time=0.21 2> err
+"$DEM" run pile.yaml -q --restart part.h5 2> err
+rc=$?
+expect_rc 0 "pile: second restart"
+same full.h5 part.h5 "pile: 3 parts vs one run"
+
+# 3. Runs killed with SIGKILL at random moments: the file opens with its
+#    snapshots, and a restart from it ends bitwise as the full run.
+sed "s/end_time: 0.3/end_time: $long_end/; s/snapshot_interval: 0.01/snapshot_interval: 0.002/" \
+  pile.yaml > long.yaml
+n_long=$(awk -v t=$long_end 'BEGIN { printf "%d", t / 2e-5 + 0.5 }')
+rm -f full.h5
+"$DEM" run long.yaml -q -o full.h5 2> err
+rc=$?
+expect_rc 0 "long: full run"
+for delay in $kills; do
+  rm -f killed.h5 killed.xmf
+  "$DEM" run long.yaml -q -o killed.h5 2> err &
+  pid=$!
+  sleep "$(awk -v d=$delay -v r=$RANDOM 'BEGIN { print d + (r % 100) / 1000 }')"
+  kill -KILL "$pid" 2> /dev/null
+  wait "$pid" 2> /dev/null
+  step=$(last_step killed.h5)
+  if [ -n "$step" ]; then ok; else bad "SIGKILL after ${delay}s: killed.h5 does not open"; continue; fi
+  if [ "$step" -ge "$n_long" ]; then
+    echo "note: the run ended before SIGKILL after ${delay}s"
+    continue
+  fi
+  "$DEM" run long.yaml -q --restart killed.h5 2> err
+  rc=$?
+  expect_rc 0 "restart after SIGKILL at step $step"
+  same full.h5 killed.h5 "SIGKILL at step $step, restarted"
+done
+
+# 4. SIGTERM and SIGINT stop cleanly with a final snapshot at the step the
+#    message names; a restart continues bitwise.
+for sig in $signals; do
+  rm -f stopped.h5 stopped.xmf
+  "$DEM" run long.yaml -q -o stopped.h5 2> err &
+  pid=$!
+  sleep 0.2
+  kill -$sig "$pid"
+  wait "$pid"
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
+    echo "note: the run ended before SIG$sig"
+    continue
+  fi
+  expect_rc 130 "SIG$sig"
+  named=$(sed -n 's/.*at step \([0-9][0-9]*\),.*/\1/p' err)
+  step=$(last_step stopped.h5)
+  if [ -n "$step" ] && [ "$step" = "$named" ]; then ok; else
+    bad "SIG$sig: last snapshot at step '$step', message: $(cat err)"
+  fi
+  "$DEM" run long.yaml -q --restart stopped.h5 2> err
+  rc=$?
+  expect_rc 0 "restart after SIG$sig"
+  same full.h5 stopped.h5 "SIG$sig, restarted"
+done
+
+# 5. A restart that cannot continue fails before touching the file.
+rm -f part.h5
+"$DEM" run rods.yaml -q -o part.h5 --set simulation.end_time=0.01 2> err
+sum=$(md5sum < part.h5)
+check_refused() { # check_refused TEXT ARGS...: exit 2, TEXT in the message
+  local text=$1
+  shift
+  "$DEM" run "$@" 2> err
+  rc=$?
+  expect_rc 2 "refused restart ($*)"
+  if grep -qF -- "$text" err; then ok; else bad "refused restart ($*): message lacks '$text': $(cat err)"; fi
+  if [ "$(md5sum < part.h5)" = "$sum" ]; then ok; else bad "refused restart ($*) changed the file"; fi
+}
+check_refused "nothing to do" rods.yaml --restart part.h5 --set simulation.end_time=0.01
+check_refused "time step" rods.yaml --restart part.h5 --set simulation.time_step=1e-5
+check_refused "scheme" rods.yaml --restart part.h5 --set scheme=omelyan
+check_refused "bodies" rods.yaml --restart part.h5 --set particles.0.random_fill.count=39
+check_refused "cannot name another" rods.yaml --restart part.h5 -o other.h5
+check_refused "unknown key" rods.yaml --restart part.h5 --set simulation.tme=1
+printf 'not HDF5\n' > junk.h5
+"$DEM" run rods.yaml --restart junk.h5 2> err
+rc=$?
+expect_rc 2 "restart from a file that is not HDF5"
+"$DEM" check rods.yaml --restart part.h5 2> err
+rc=$?
+expect_rc 0 "dem check --restart"
+
+# 6. 1 vs 2 threads, with more spheres than the parallel threshold (2048).
+cat > many.yaml << 'EOF'
+simulation: {time_step: 2.0e-5, end_time: 0.006, seed: 5, gravity: [0, 0, -9.81]}
+materials:
+  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
+shapes:
+  rod:
+    material: glass
+    spheres: [{center: [-0.03, 0, 0], radius: 0.02}, {center: [0, 0, 0], radius: 0.02}, {center: [0.03, 0, 0], radius: 0.02}]
+particles:
+  - random_fill: {shape: rod, count: 800, speed: 5.0, angular_speed: 50}
+domain: {box: {min: [0, 0, 0], max: [0.8, 0.8, 0.8]}, wall_material: glass}
+contact: {skin: 0.004}
+output: {snapshot_interval: 0.002, energy_interval: 0.0005}
+EOF
+rm -f t1.h5 t2.h5
+"$DEM" run many.yaml -q -o t1.h5 --threads 1 2> err
+rc=$?
+expect_rc 0 "many: 1 thread"
+"$DEM" run many.yaml -q -o t2.h5 --threads 2 2> err
+rc=$?
+expect_rc 0 "many: 2 threads"
+same t1.h5 t2.h5 "1 vs 2 threads"
+
+echo "cli_restart: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
