@@ -30,7 +30,7 @@ fresh() {
 }
 # Every file with its size, mtime and checksum: what "untouched" means.
 listing() {
-  (cd "$work/d" && find . -printf '%p %y %s %T@\n' | sort &&
+  (cd "$work/d" && find . -mindepth 1 -printf '%p %y %s %T@\n' | sort &&
     find . -type f -print0 | sort -z | xargs -0 md5sum)
 }
 sentinel() {

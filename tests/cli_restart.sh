@@ -148,6 +148,40 @@ rc=$?
 expect_rc 0 "pile: second restart"
 same full.h5 part.h5 "pile: 3 parts vs one run"
 
+# 2b. Clumps of 9 spheres (the neighbour search's broad phase on bodies).
+cat > clumps.yaml << 'EOF2'
+simulation: {time_step: 2.0e-5, end_time: 0.2, seed: 7, gravity: [0, 0, -9.81]}
+materials:
+  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
+shapes:
+  star:
+    material: glass
+    spheres:
+      - {center: [0, 0, 0], radius: 0.015}
+      - {center: [0.02, 0, 0], radius: 0.01}
+      - {center: [-0.02, 0, 0], radius: 0.01}
+      - {center: [0, 0.02, 0], radius: 0.01}
+      - {center: [0, -0.02, 0], radius: 0.01}
+      - {center: [0, 0, 0.02], radius: 0.01}
+      - {center: [0, 0, -0.02], radius: 0.01}
+      - {center: [0.03, 0.0, 0], radius: 0.008}
+      - {center: [0, 0.03, 0.0], radius: 0.008}
+particles:
+  - random_fill: {shape: star, count: 45, speed: 0.5, angular_speed: 5}
+domain: {box: {min: [0, 0, 0], max: [0.25, 0.25, 0.25]}, wall_material: glass}
+contact: {skin: 0.003}
+output: {snapshot_interval: 0.01, energy_interval: 0.0005}
+EOF2
+rm -f full.h5 part.h5
+"$DEM" run clumps.yaml -q -o full.h5 2> err
+rc=$?
+expect_rc 0 "clumps: full run"
+"$DEM" run clumps.yaml -q -o part.h5 --set simulation.end_time=0.0973 --threads 2 2> err
+"$DEM" run clumps.yaml -q --restart part.h5 --threads 1 2> err
+rc=$?
+expect_rc 0 "clumps: restart"
+same full.h5 part.h5 "clumps: 2N vs N + N"
+
 # 3. Runs killed with SIGKILL at random moments: the file opens with its
 #    snapshots, and a restart from it ends bitwise as the full run.
 sed "s/end_time: 0.3/end_time: $long_end/; s/snapshot_interval: 0.01/snapshot_interval: 0.002/" \

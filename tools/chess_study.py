@@ -34,11 +34,20 @@ cores), each `dem run --threads 1`. Finished runs are appended to
 OUT/runs.csv as they end; --resume skips those already there, so a long study
 can be stopped and continued.
 
+Where the error comes from (--diagnose): one run per scheme at one time step
+and seed, with an energy row every step, split into the energy change over
+steps without any contact (both ends of the step have zero elastic energy:
+translation is then exact, so this is the rotation integrator's error in free
+flight) and over steps with contacts; prints the split and the rotational share
+of the kinetic energy, and plots err(t) (OUT/chess_energy_time.png).
+--decompose FILE.h5 ... does the split for existing runs (energy every step).
+
 Examples:
   tools/chess_study.py                                  # short default
   tools/chess_study.py --seeds 5 --end-time 0.5         # medium
   tools/chess_study.py --full --resume --out build/chess_full
   tools/chess_study.py --plot-only --out build/chess_study   # redraw from runs.csv
+  tools/chess_study.py --diagnose --end-time 1.5 --dts 4.85088067e-6 --seed 1
 """
 
 import argparse
@@ -158,7 +167,20 @@ def parse_args(argv):
                    help="run nothing: table, CSV and PNG from OUT/runs.csv")
     p.add_argument("--no-paper", action="store_true",
                    help="leave the paper's markers out of the plot")
+    p.add_argument("--diagnose", action="store_true",
+                   help="one run per scheme (first of --dts, default "
+                        "4.85088067e-6 s; --seed; --end-time, default 1.5 s) "
+                        "with energy every step: free-flight vs contact "
+                        "split and OUT/chess_energy_time.png")
+    p.add_argument("--seed", type=int, default=1,
+                   help="the seed of --diagnose (default %(default)s)")
+    p.add_argument("--decompose", nargs="+", metavar="H5",
+                   help="the free-flight vs contact split of these runs "
+                        "(energy rows every step)")
     a = p.parse_args(argv)
+    if a.diagnose:
+        a.end_time = a.end_time or 1.5
+        a.dts = a.dts or "4.85088067e-6"
     if a.full:
         a.seeds = a.seeds or 50
         a.end_time = a.end_time or 1.5
@@ -441,14 +463,121 @@ def plot(a, summ, dt_r):
     plt.close(fig)
 
 
+def decompose(path):
+    """Energy change over free-flight steps and over contact steps."""
+    import h5py
+    import numpy as np
+    with h5py.File(path, "r") as f:
+        e = np.asarray(f["energy/total"][:], dtype=float)
+        el = np.asarray(f["energy/elastic"][:], dtype=float)
+        kt = np.asarray(f["energy/kinetic_translational"][:], dtype=float)
+        kr = np.asarray(f["energy/kinetic_rotational"][:], dtype=float)
+        t = np.asarray(f["energy/time"][:], dtype=float)
+        st = np.asarray(f["energy/step"][:])
+        scheme = f.attrs.get("scheme", b"?")
+        dt = float(f.attrs.get("time_step", float("nan")))
+    if isinstance(scheme, bytes):
+        scheme = scheme.decode()
+    every = bool(np.all(np.diff(st) == 1))
+    de = np.diff(e)
+    free = (el[:-1] == 0) & (el[1:] == 0)
+    e0 = e[0]
+    return {"path": path, "scheme": str(scheme), "dt": dt,
+            "every_step": every, "t": t, "err": 100 * (e - e0) / abs(e0),
+            "rot_share": kr / (kt + kr), "free_share": float(free.mean()),
+            "free": 100 * float(de[free].sum()) / abs(e0),
+            "contact": 100 * float(de[~free].sum()) / abs(e0),
+            "end": 100 * float(e[-1] - e0) / abs(e0)}
+
+
+def report_decompose(a, paths):
+    res = [decompose(p) for p in paths]
+    print("\nEnergy change split by steps without / with contacts "
+          "(signed, % of E0):")
+    print("%-16s %-10s %-8s %-11s %-11s %-11s %-12s %s" % (
+        "scheme", "dt [s]", "t_end", "end", "free flight", "contacts",
+        "free steps", "rot. share of KE: start -> end"))
+    for r in res:
+        print("%-16s %-10.4g %-8.4g %-11.3e %-11.3e %-11.3e %-12.3f "
+              "%.4f -> %.3f%s" % (
+                  r["scheme"], r["dt"], r["t"][-1], r["end"], r["free"],
+                  r["contact"], r["free_share"], r["rot_share"][0],
+                  r["rot_share"][-1],
+                  "" if r["every_step"] else
+                  "  (energy rows not every step: split approximate)"))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(6.4, 6.0), dpi=150,
+                                 sharex=True,
+                                 gridspec_kw={"height_ratios": [3, 1.3]})
+    for r in res:
+        k = max(1, len(r["t"]) // 5000)     # thin the curve for the PNG
+        ax.plot(r["t"][::k], r["err"][::k], lw=0.8,
+                color=COLORS.get(r["scheme"]),
+                label="%s (end %.2g %%, free flight %.2g %%, contacts "
+                      "%.2g %%)" % (LABELS.get(r["scheme"], r["scheme"]),
+                                    r["end"], r["free"], r["contact"]))
+        bx.plot(r["t"][::k], r["rot_share"][::k], lw=0.8,
+                color=COLORS.get(r["scheme"]))
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_ylabel("100 (E - E$_0$) / E$_0$ [%]")
+    ax.set_title("Chess pieces in a box, dt = %.4g s: energy error vs time"
+                 % res[0]["dt"], fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, alpha=0.3)
+    bx.set_ylabel("E$_{rot}$ / E$_{kin}$")
+    bx.set_xlabel("time [s]")
+    bx.grid(True, alpha=0.3)
+    fig.tight_layout()
+    png = a.png if a.png != os.path.join(a.out, "chess_fig7.png") else \
+        os.path.join(a.out, "chess_energy_time.png")
+    os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
+    fig.savefig(png)
+    plt.close(fig)
+    print("\nwrote %s" % png)
+
+
+def diagnose(a):
+    dt = a.dts[0]
+    os.makedirs(a.out, exist_ok=True)
+    paths = []
+    procs = []
+    for s in a.schemes:
+        h5 = os.path.join(a.out, "diag_%s_dt%.6g_seed%d.h5" % (s, dt, a.seed))
+        cmd = [a.dem, "run", a.config, "-o", h5, "--force", "--quiet",
+               "--threads", "1", "--set", "scheme=" + s,
+               "--set", "simulation.time_step=%r" % dt,
+               "--set", "simulation.seed=%d" % a.seed,
+               "--set", "simulation.end_time=%r" % a.end_time,
+               "--set", "output.energy_interval=%r" % dt,
+               "--set", "output.snapshot_interval=%r" % a.end_time]
+        paths.append(h5)
+        procs.append(cmd)
+    print("diagnose: %d runs of %g s at dt %.6g s, seed %d, energy every "
+          "step, %d parallel processes" % (len(procs), a.end_time, dt,
+                                           a.seed, a.jobs), flush=True)
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        rcs = list(ex.map(lambda c: subprocess.run(c).returncode, procs))
+    if any(rcs):
+        sys.exit("chess_study: a diagnose run failed")
+    report_decompose(a, paths)
+
+
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     if not os.path.exists(a.dem):
         sys.exit("chess_study: no dem binary at %s (build it: cmake -S . -B "
                  "build && cmake --build build -j2, or pass --dem)" % a.dem)
+    if a.decompose:
+        report_decompose(a, a.decompose)
+        return
     dt_r, report = rayleigh_step(a)
     print("Rayleigh time step (dem, smallest sphere of the set): %.6g s" %
           dt_r)
+    if a.diagnose:
+        diagnose(a)
+        return
     runs_csv = os.path.join(a.out, "runs.csv")
     if not a.plot_only:
         have = set()

@@ -40,7 +40,7 @@ export ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1024:dete
 export UBSAN_OPTIONS=print_stacktrace=1
 cd "$out/work" # shape files named by the inputs are looked up here
 set +e
-"$out/fuzz_config" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+"$out/fuzz_config" -max_total_time="$seconds" -max_len=4096 -timeout=30 \
   -rss_limit_mb=2048 -seed=1 -print_final_stats=1 \
   -dict="$root/tests/fuzz/config.dict" \
   -artifact_prefix="$root/tests/fuzz/regressions/" \

@@ -1,5 +1,4 @@
-/* The dem subcommands: each takes the arguments after "dem" and returns the
- * exit code. */
+/* The dem subcommands: each takes its arguments, returns the exit code. */
 #ifndef DEM_CLI_COMMANDS_H
 #define DEM_CLI_COMMANDS_H
 

@@ -80,22 +80,6 @@ void dem_energy_series_free(struct dem_energy_series *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* Reads the first n values of a 1-D dataset. */
-static herr_t read_prefix(hid_t ds, hid_t mem_type, hsize_t n, void *buf) {
-  hsize_t start = 0;
-  hid_t fs = H5Dget_space(ds), ms = -1;
-  herr_t rc = -1;
-  if (fs >= 0 &&
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >= 0 &&
-      (ms = H5Screate_simple(1, &n, NULL)) >= 0)
-    rc = H5Dread(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
-  if (ms >= 0)
-    H5Sclose(ms);
-  if (fs >= 0)
-    H5Sclose(fs);
-  return rc;
-}
-
 dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out) {
   hid_t file, g, ds[ENERGY_COLUMNS];
   hsize_t n = 0;
@@ -132,32 +116,14 @@ dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out) {
     if (c == 0 || dims < n)
       n = dims;
   }
-  for (int c = 0; c < ENERGY_COLUMNS && n > 0; c++) {
-    size_t elem = c == 0 ? sizeof(long) : sizeof(double);
-    void **col = energy_column(out, c);
-    *col = malloc((size_t)n * elem);
-    if (!*col) {
-      st = dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+  {
+    void *cols[ENERGY_COLUMNS];
+    if (dem_h5u_energy_read(ds, n, cols, &n) < 0) {
+      st = dem_h5u_fail(path, "cannot read /energy");
       goto done;
     }
-    if (read_prefix(ds[c], c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, n,
-                    *col) < 0) {
-      char what[64];
-      snprintf(what, sizeof what, "cannot read /energy/%s", energy_names[c]);
-      st = dem_h5u_fail(path, what);
-      goto done;
-    }
-  }
-  /* Rows a killed run left unwritten read as fill values: drop them. */
-  if (n > 0) {
-    size_t rows = dem_h5u_fill_tail_long(out->step, (size_t)n);
-    for (int c = 1; c < ENERGY_COLUMNS; c++) {
-      size_t t = dem_h5u_fill_tail_double(*(double **)energy_column(out, c),
-                                          (size_t)n);
-      if (t < rows)
-        rows = t;
-    }
-    n = rows;
+    for (int c = 0; c < ENERGY_COLUMNS; c++)
+      *energy_column(out, c) = cols[c];
   }
   out->n = (size_t)n;
 done:
@@ -244,6 +210,7 @@ void dem_snapshot_data_free(struct dem_snapshot_data *d) {
   free(d->state_rot_aux);
   free(d->state_sphere_member);
   free(d->state_sphere_x_build);
+  free(d->state_body_x_build);
   memset(d, 0, sizeof *d);
 }
 
@@ -270,6 +237,7 @@ void dem_snapshot_data_view(const struct dem_snapshot_data *d,
   v->aux_width = d->aux_width;
   v->state_sphere_member = d->state_sphere_member;
   v->state_sphere_x_build = (const double(*)[3])d->state_sphere_x_build;
+  v->state_body_x_build = (const double(*)[3])d->state_body_x_build;
 }
 
 /* Where a dataset is read from and what shape it must have. */
@@ -395,6 +363,8 @@ static dem_status read_snapshot_group(const struct read_ctx *c,
     READ("state/sphere_member", INT, si, &ns, &vec, state_sphere_member);
   if (H5Lexists(c->group, "state/sphere_x_build", H5P_DEFAULT) > 0)
     READ("state/sphere_x_build", D, sd, &ns, &three, state_sphere_x_build);
+  if (H5Lexists(c->group, "state/body_x_build", H5P_DEFAULT) > 0)
+    READ("state/body_x_build", D, sd, &nb, &three, state_body_x_build);
 #undef READ
   return DEM_OK;
 }

@@ -1,12 +1,14 @@
-/* Internal HDF5 helpers: silencing the error stack, turning it into messages.
- */
+/* Internal HDF5 helpers: quiet error handling that keeps the reason. */
 #include "io/h5_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void dem_h5u_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+/* The innermost message of the last failed HDF5 call, recorded by
+ * HDF5's automatic error handler when the call fails (any later call,
+ * even a successful close, clears HDF5's own error stack). */
+static char last_reason[512];
 
 struct reason_walk {
   char *buf;
@@ -14,7 +16,8 @@ struct reason_walk {
   int found;
 };
 
-/* Walking upward the first entry is the innermost (most specific) one. */
+/* Walking upward the first entry is the innermost (most specific) one;
+ * the operating system's words are taken when HDF5 quotes them. */
 static herr_t reason_cb(unsigned n, const H5E_error2_t *err, void *data) {
   struct reason_walk *rw = data;
   const char *desc = err->desc ? err->desc : "";
@@ -39,20 +42,32 @@ static herr_t reason_cb(unsigned n, const H5E_error2_t *err, void *data) {
   return 0;
 }
 
-void dem_h5u_reason(char *buf, size_t size) {
-  struct reason_walk rw = {buf, size, 0};
+/* Installed as HDF5's automatic error handler: records, prints nothing. */
+static herr_t record_reason(hid_t estack, void *data) {
+  struct reason_walk rw = {last_reason, sizeof last_reason, 0};
+  (void)data;
+  H5Ewalk2(estack, H5E_WALK_UPWARD, reason_cb, &rw);
+  if (!rw.found)
+    last_reason[0] = '\0';
+  return 0;
+}
+
+void dem_h5u_quiet(void) {
+  H5Eset_auto2(H5E_DEFAULT, record_reason, NULL);
+  last_reason[0] = '\0';
+}
+
+static void reason(char *buf, size_t size) {
   if (size == 0)
     return;
-  buf[0] = '\0';
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, reason_cb, &rw);
-  if (!rw.found)
-    snprintf(buf, size, "unknown HDF5 error");
+  snprintf(buf, size, "%s",
+           last_reason[0] ? last_reason : "unknown HDF5 error");
 }
 
 dem_status dem_h5u_fail(const char *path, const char *what) {
-  char reason[512];
-  dem_h5u_reason(reason, sizeof reason);
-  return dem_fail(DEM_ERR_IO, "%s: %s (%s)", path, what, reason);
+  char why[512];
+  reason(why, sizeof why);
+  return dem_fail(DEM_ERR_IO, "%s: %s (%s)", path, what, why);
 }
 
 hid_t dem_h5u_string_type(void) {
@@ -84,50 +99,96 @@ double dem_h5u_energy_fill(void) {
   return x;
 }
 
-size_t dem_h5u_fill_tail_long(const long *x, size_t n) {
+static size_t fill_tail_long(const long *x, size_t n) {
   while (n > 0 && x[n - 1] == DEM_H5U_ENERGY_FILL_STEP)
     n--;
   return n;
 }
 
-size_t dem_h5u_fill_tail_double(const double *x, size_t n) {
+static size_t fill_tail_double(const double *x, size_t n) {
   double fill = dem_h5u_energy_fill();
   while (n > 0 && memcmp(&x[n - 1], &fill, sizeof fill) == 0)
     n--;
   return n;
 }
 
-herr_t dem_h5u_energy_written(const hid_t ds[7], hsize_t n, hsize_t *written) {
+/* Reads rows [0, n) of a 1-D dataset. */
+static herr_t read_prefix(hid_t ds, hid_t mem_type, hsize_t n, void *buf) {
   hsize_t start = 0;
-  double *buf;
-  *written = n;
-  if (n == 0)
-    return 0;
-  buf = malloc((size_t)n * sizeof *buf);
-  if (!buf)
-    return -1;
-  for (int c = 0; c < 7; c++) {
-    hid_t fs = H5Dget_space(ds[c]), ms = -1;
-    herr_t rc = -1;
-    size_t tail;
-    if (fs >= 0 &&
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >= 0 &&
-        (ms = H5Screate_simple(1, &n, NULL)) >= 0)
-      rc = H5Dread(ds[c], c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, ms, fs,
-                   H5P_DEFAULT, buf);
-    if (ms >= 0)
-      H5Sclose(ms);
-    if (fs >= 0)
-      H5Sclose(fs);
-    if (rc < 0) {
-      free(buf);
-      return -1;
-    }
-    tail = c == 0 ? dem_h5u_fill_tail_long((const long *)(void *)buf, n)
-                  : dem_h5u_fill_tail_double(buf, n);
-    if (tail < *written)
-      *written = tail;
+  hid_t fs = H5Dget_space(ds), ms = -1;
+  herr_t rc = -1;
+  if (fs >= 0 &&
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >= 0 &&
+      (ms = H5Screate_simple(1, &n, NULL)) >= 0)
+    rc = H5Dread(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
+  if (ms >= 0)
+    H5Sclose(ms);
+  if (fs >= 0)
+    H5Sclose(fs);
+  return rc;
+}
+
+/* The chunk length of a 1-D chunked dataset (0 if not chunked). */
+static hsize_t chunk_rows(hid_t ds) {
+  hid_t dcpl = H5Dget_create_plist(ds);
+  hsize_t chunk = 0;
+  if (dcpl >= 0) {
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED ||
+        H5Pget_chunk(dcpl, 1, &chunk) != 1)
+      chunk = 0;
+    H5Pclose(dcpl);
   }
-  free(buf);
+  return chunk;
+}
+
+herr_t dem_h5u_energy_read(const hid_t ds[7], hsize_t n, void *cols[7],
+                           hsize_t *rows) {
+  int retry;
+  for (int c = 0; c < 7; c++)
+    cols[c] = NULL;
+  *rows = 0;
+  do {
+    retry = 0;
+    for (int c = 0; c < 7; c++) {
+      free(cols[c]);
+      cols[c] = NULL;
+    }
+    for (int c = 0; c < 7 && n > 0 && !retry; c++) {
+      size_t elem = c == 0 ? sizeof(long) : sizeof(double);
+      hsize_t chunk;
+      cols[c] = malloc((size_t)n * elem);
+      if (!cols[c])
+        goto fail;
+      if (read_prefix(ds[c], c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, n,
+                      cols[c]) >= 0)
+        continue;
+      /* A chunk allocated by a flush that a kill cut short lies past the
+       * end of the space the superblock records: drop that last chunk
+       * (all its rows belong to the unfinished append) and read again. */
+      if (!strstr(last_reason, "addr overflow"))
+        goto fail;
+      chunk = chunk_rows(ds[c]);
+      if (chunk == 0)
+        goto fail;
+      n = (n - 1) / chunk * chunk;
+      retry = 1;
+    }
+  } while (retry);
+  if (n > 0) {
+    size_t keep = fill_tail_long(cols[0], (size_t)n);
+    for (int c = 1; c < 7; c++) {
+      size_t t = fill_tail_double(cols[c], (size_t)n);
+      if (t < keep)
+        keep = t;
+    }
+    n = keep;
+  }
+  *rows = n;
   return 0;
+fail:
+  for (int c = 0; c < 7; c++) {
+    free(cols[c]);
+    cols[c] = NULL;
+  }
+  return -1;
 }

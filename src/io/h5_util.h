@@ -1,5 +1,4 @@
-/* Internal helpers shared by the HDF5 writer and reader (not part of the API).
- */
+/* Internal helpers shared by the HDF5 writer and reader (not public API). */
 #ifndef DEM_H5_UTIL_H
 #define DEM_H5_UTIL_H
 
@@ -10,16 +9,14 @@
 
 #include "dem/status.h"
 
-/* Turns off HDF5's own printing of its error stack (done before every
- * public call; failures are reported through dem_fail instead). */
+/* Replaces HDF5's printing of its error stack by a handler that only
+ * records the reason of the failing call (done at the start of every
+ * public function; failures are reported through dem_fail instead). */
 void dem_h5u_quiet(void);
 
-/* The most specific text of the current HDF5 error stack (the operating
- * system's message when HDF5 recorded one), or "unknown HDF5 error".
- * Call it right after the failing HDF5 call, before any cleanup. */
-void dem_h5u_reason(char *buf, size_t size);
-
-/* dem_fail(DEM_ERR_IO, "PATH: WHAT (REASON)") with the HDF5 reason. */
+/* dem_fail(DEM_ERR_IO, "PATH: WHAT (REASON)"), REASON being the most
+ * specific text of the last failed HDF5 call since dem_h5u_quiet (the
+ * operating system's message when HDF5 quoted one). */
 dem_status dem_h5u_fail(const char *path, const char *what);
 
 /* A variable-length UTF-8 string type (caller closes it), or < 0. */
@@ -36,13 +33,14 @@ hid_t dem_h5u_read_fapl(void);
 #define DEM_H5U_ENERGY_FILL_STEP INT64_MIN
 double dem_h5u_energy_fill(void);
 
-/* Where the trailing run of fill values of a column starts (n if none). */
-size_t dem_h5u_fill_tail_long(const long *x, size_t n);
-size_t dem_h5u_fill_tail_double(const double *x, size_t n);
-
-/* The number of leading rows of the 7 open /energy columns (step first,
- * each at least n long) that were written: n less the trailing rows that
- * read as fill in some column. */
-herr_t dem_h5u_energy_written(const hid_t ds[7], hsize_t n, hsize_t *written);
+/* Reads the first n rows of the 7 open /energy columns (step first, as
+ * long; then doubles) into new arrays cols[0..6] (NULL when no rows) and
+ * sets *rows to the rows that were written: n less what a run killed in
+ * the middle of a flush left behind, namely trailing chunks that lie past
+ * the end of the file's allocated space ("addr overflow") and trailing
+ * rows that read as fill values in some column. Returns < 0 (cols freed)
+ * when a read fails otherwise. */
+herr_t dem_h5u_energy_read(const hid_t ds[7], hsize_t n, void *cols[7],
+                           hsize_t *rows);
 
 #endif

@@ -1,5 +1,4 @@
-/* XDMF sidecar writer: a temporal collection of sphere point clouds for
- * ParaView. */
+/* XDMF sidecar writer: a temporal collection of sphere clouds for ParaView. */
 #include "io/xdmf.h"
 
 #include <errno.h>
@@ -41,6 +40,9 @@ static void put_escaped(FILE *f, const char *s) {
   }
 }
 
+/* A DataItem reading h5_name:/snapshots/NNNNNN/spheres/DATASET, or
+ * h5_name:/DATASET when index is NO_SNAPSHOT. */
+#define NO_SNAPSHOT ((size_t)-1)
 static void put_item(FILE *f, const char *h5_name, size_t index,
                      const char *dims, const char *number_type, int precision,
                      const char *dataset) {
@@ -49,7 +51,10 @@ static void put_item(FILE *f, const char *h5_name, size_t index,
           "Precision=\"%d\" Format=\"HDF\">",
           dims, number_type, precision);
   put_escaped(f, h5_name);
-  fprintf(f, ":/snapshots/%06zu/spheres/%s</DataItem>\n", index, dataset);
+  if (index == NO_SNAPSHOT)
+    fprintf(f, ":/%s</DataItem>\n", dataset);
+  else
+    fprintf(f, ":/snapshots/%06zu/spheres/%s</DataItem>\n", index, dataset);
 }
 
 static void put_frame(FILE *f, const char *h5_name,
@@ -61,8 +66,17 @@ static void put_frame(FILE *f, const char *h5_name,
   fprintf(f, "        <Time Value=\"%.17g\"/>\n", fr->time);
   fprintf(f,
           "        <Topology TopologyType=\"Polyvertex\" "
-          "NumberOfElements=\"%zu\" NodesPerElement=\"1\"/>\n",
+          "NumberOfElements=\"%zu\" NodesPerElement=\"1\"",
           fr->n_spheres);
+  if (fr->n_spheres == 0) {
+    fputs("/>\n", f);
+  } else {
+    char vertex[64];
+    snprintf(vertex, sizeof vertex, "xdmf/polyvertex_%zu", fr->n_spheres);
+    fputs(">\n", f);
+    put_item(f, h5_name, NO_SNAPSHOT, dims1, "Int", 4, vertex);
+    fputs("        </Topology>\n", f);
+  }
   fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
   put_item(f, h5_name, fr->index, dims3, "Float", 8, "position");
   fputs("        </Geometry>\n", f);

@@ -1,5 +1,4 @@
-/* Internal: the XDMF sidecar that lets ParaView open the spheres of an HDF5
- * output. */
+/* Internal: the XDMF sidecar that lets ParaView open the spheres of a run. */
 #ifndef DEM_XDMF_H
 #define DEM_XDMF_H
 
@@ -31,8 +30,9 @@ dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
 
 /* Writes the sidecar at xmf_path through a temporary file and rename (so
  * readers never see half a file): a temporal collection of the grids in
- * t, each one polyvertex per sphere with geometry from spheres/position
- * and node attributes radius and body. */
+ * t, each one polyvertex per sphere (connectivity /xdmf/polyvertex_M,
+ * M = number of spheres, which the writer keeps) with geometry from
+ * spheres/position and node attributes radius and body. */
 dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t);
 
 void dem_xdmf_text_free(struct dem_xdmf_text *t);

@@ -52,6 +52,21 @@ static const char *output_where(const struct dem_config *cfg,
   return buf;
 }
 
+/* Whether a file can be created in dir (also for root on a read-only or
+ * virtual file system): creates and removes a hidden probe. errno tells
+ * why not. */
+static int can_create(const char *dir) {
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.dem-probe-%ld-XXXXXX", dir,
+           (long)getpid());
+  int fd = mkstemp(probe);
+  if (fd < 0)
+    return 0;
+  close(fd);
+  unlink(probe);
+  return 1;
+}
+
 /* The output path, checked before anything is written: its directory
  * exists and is writable, it is not a directory, and it does not exist
  * unless --force (a restart needs it to exist and be writable). `dem
@@ -79,7 +94,8 @@ static dem_status check_output(const struct dem_config *cfg,
     return dem_fail(DEM_ERR_USAGE,
                     "%soutput file '%s': '%s' is not a directory", where, path,
                     dir);
-  if (access(dir, W_OK | X_OK) != 0)
+  if (access(dir, W_OK | X_OK) != 0 ||
+      (!opt->restart && !can_create(dir)))
     return dem_fail(DEM_ERR_USAGE,
                     "%soutput file '%s': cannot write in directory '%s' (%s)",
                     where, path, dir, strerror(errno));
@@ -235,18 +251,21 @@ static void print_setup(const struct dem_sim *sim,
   struct hertz_limit h;
   hertz_time_step(sim, &h);
   double dth = h.contact_time / HERTZ_STEPS_PER_CONTACT;
+  /* One body and no walls: nothing ever touches, no limit applies. */
+  int contacts = sim->b.n > 1 || sim->walls.enabled;
   if (!quiet) {
     fprintf(stderr,
-            "  time step %.6g s = %.3g x the Rayleigh time step %.6g s; "
+            "  time step %.6g s = %.3g x the Rayleigh time step %.6g s%s; "
             "%ld steps to t = %g s\n",
-            sim->dt, sim->dt / dtr, dtr, sim->n_steps, sim->end_time);
+            sim->dt, sim->dt / dtr, dtr, contacts ? "" : " (no contacts)",
+            sim->n_steps, sim->end_time);
     if (h.speed > 0)
       fprintf(stderr,
               "  Hertz contact time %.6g s (%s against %s at %.3g m/s): "
               "the time step is 1/%.3g of it\n",
               h.contact_time, h.a, h.b, h.speed, h.contact_time / sim->dt);
   }
-  if (sim->dt > dtr)
+  if (contacts && sim->dt > dtr)
     fprintf(stderr,
             "  warning: the time step %.6g s exceeds the Rayleigh time step "
             "%.6g s (%.3g x); contacts may be poorly resolved\n",
@@ -272,7 +291,19 @@ struct run_state {
   long last_row_step; /* step of the last energy row recorded */
   long first_step; /* step this process started from (restart: > 0) */
   int *member;     /* per-sphere member index, as the snapshot stores it */
+  double (*body_x_build)[3]; /* body positions at the last neighbour build */
+  long builds_seen;          /* sim->nb.builds when body_x_build was taken */
 };
+
+/* Keeps the body positions of the last neighbour build (a build happens
+ * inside a step after the bodies moved, so they are the step's end ones). */
+static void note_build(struct run_state *r) {
+  const struct dem_sim *sim = r->sim;
+  if (sim->nb.builds == r->builds_seen)
+    return;
+  memcpy(r->body_x_build, sim->b.x, sim->b.n * sizeof *r->body_x_build);
+  r->builds_seen = sim->nb.builds;
+}
 
 static void progress(const struct run_state *r, double started, int final) {
   const struct dem_sim *sim = r->sim;
@@ -326,6 +357,7 @@ static dem_status observe(struct run_state *r, int snapshot) {
       r->member[i] = (int)sp->member[i];
     s.state_sphere_member = r->member;
     s.state_sphere_x_build = (const double(*)[3])sp->x_build;
+    s.state_body_x_build = (const double(*)[3])r->body_x_build;
     st = dem_h5_snapshot_write(r->h5, &s);
     r->last_snapshot_step = r->sim->step;
   }
@@ -425,7 +457,10 @@ static dem_status integrate(struct run_state *r,
   while (sim->step < sim->n_steps) {
     if (stop_requested)
       break;
-    if ((st = dem_pipeline_step(sim->pipeline, sim)) || (st = check_state(r)))
+    if ((st = dem_pipeline_step(sim->pipeline, sim)))
+      return st;
+    note_build(r);
+    if ((st = check_state(r)))
       return st;
     long s = sim->step;
     int snap = snap_every && s % snap_every == 0 && s < sim->n_steps;
@@ -494,11 +529,11 @@ static dem_status restart_compatible(const struct dem_sim *sim,
                       path, i);
   if (!d->has_state || !d->state_velocity || !d->state_angular_velocity ||
       d->aux_width != DEM_ROT_AUX || !d->state_sphere_member ||
-      !d->state_sphere_x_build)
+      !d->state_sphere_x_build || !d->state_body_x_build)
     return dem_fail(DEM_ERR_USAGE,
                     "--restart '%s': snapshot %06ld lacks the integrator "
                     "state (state/velocity, angular_velocity, rot_aux of "
-                    "width %d, sphere_member, sphere_x_build)",
+                    "width %d, sphere_member, sphere_x_build, body_x_build)",
                     path, d->index, (int)DEM_ROT_AUX);
   if (d->step < 0 || (double)d->step * sim->dt != d->time)
     return dem_fail(DEM_ERR_USAGE,
@@ -529,9 +564,11 @@ static dem_status restart_compatible(const struct dem_sim *sim,
   return DEM_OK;
 }
 
-/* Puts the spheres in the snapshot's order, with each sphere's member and
- * the positions of the last neighbour build, so that the neighbour lists
- * (and the order of every force sum) are those of the run that wrote it. */
+/* Puts the spheres in the snapshot's order, with each sphere's member,
+ * and rebuilds the neighbour lists from the sphere and body positions of
+ * the last build, so that the lists (and the order of every force sum) are
+ * those of the run that wrote it. Bodies must hold their restored
+ * positions. */
 static dem_status restore_spheres(struct dem_sim *sim, const char *path,
                                   const struct dem_snapshot_data *d) {
   struct dem_bodies *b = &sim->b;
@@ -563,7 +600,11 @@ static dem_status restore_spheres(struct dem_sim *sim, const char *path,
   }
   /* The same positions in the same (cell-sorted) order: the stable sort
    * keeps the order and the lists come out as they were. */
+  for (size_t i = 0; i < b->n; i++)
+    memcpy(b->x[i], d->state_body_x_build[i], sizeof b->x[i]);
   dem_status st = dem_neighbors_build(sim);
+  for (size_t i = 0; i < b->n; i++)
+    memcpy(b->x[i], d->position[i], sizeof b->x[i]);
   if (!st)
     dem_sim_update_spheres(sim);
   return st;
@@ -574,7 +615,8 @@ static dem_status restore_spheres(struct dem_sim *sim, const char *path,
  * they were; forces recomputed as the step that reached the snapshot left
  * them. The scheme's start is not called: velocities are already at their
  * half steps. */
-static dem_status restart_from(struct dem_sim *sim, const char *path) {
+static dem_status restart_from(struct dem_sim *sim, const char *path,
+                               double (*body_x_build)[3]) {
   struct dem_snapshot_data d;
   struct dem_bodies *b = &sim->b;
   dem_status st = dem_h5_read_last_snapshot(path, &d);
@@ -592,6 +634,7 @@ static dem_status restart_from(struct dem_sim *sim, const char *path) {
   }
   if ((st = restore_spheres(sim, path, &d)))
     goto done;
+  memcpy(body_x_build, d.state_body_x_build, b->n * sizeof *body_x_build);
   /* Forces as the last step computed them: at t_eval = t(step-1) + dt. */
   sim->t0 = 0;
   sim->step0 = 0;
@@ -638,7 +681,13 @@ static dem_status run_config(struct dem_config *cfg,
   }
   if ((st = check_output(cfg, opt, output)))
     goto done;
-  if (opt->restart && (st = restart_from(&sim, opt->restart)))
+  if (!(r.body_x_build = calloc(sim.b.n ? sim.b.n : 1,
+                                sizeof *r.body_x_build))) {
+    st = dem_fail(DEM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if (opt->restart &&
+      (st = restart_from(&sim, opt->restart, r.body_x_build)))
     goto done;
   print_setup(&sim, &out, opt->check_only ? NULL : output,
               opt->quiet && !opt->check_only);
@@ -671,6 +720,9 @@ static dem_status run_config(struct dem_config *cfg,
     dem_pipeline_start(sim.pipeline, &sim);
   }
   r.first_step = sim.step;
+  r.builds_seen = sim.nb.builds;
+  if (!opt->restart)
+    memcpy(r.body_x_build, sim.b.x, sim.b.n * sizeof *r.body_x_build);
   st = integrate(&r, &out, opt->quiet, opt->restart != NULL);
   if (r.n_rows && st != DEM_ERR_NUMERIC)
     flush_rows(&r);
@@ -685,6 +737,7 @@ done:
   }
   dem_observer_free(&r.obs);
   free(r.member);
+  free(r.body_x_build);
   free(text);
   free(output);
   dem_sim_release(&sim);

@@ -19,7 +19,10 @@ static size_t cell_hash(const struct placement *p, const double x[3],
                         const long offset[3]) {
   uint64_t h = 1469598103934665603ULL;
   for (int k = 0; k < 3; k++) {
-    long c = (long)floor(x[k] / p->h) + offset[k];
+    /* Clamped so that absurd boxes (1e37 m) stay defined behaviour. */
+    double f = floor(x[k] / p->h);
+    long c = (f > -1e15 && f < 1e15 ? (long)f : f > 0 ? (long)1e15 : 0) +
+             offset[k];
     h = (h ^ (uint64_t)c) * 1099511628211ULL;
   }
   return (size_t)(h ^ (h >> 29)) & p->mask;

@@ -33,29 +33,36 @@ void dem_forces_hertz(struct dem_sim *sim) {
   const struct dem_walls *walls = &sim->walls;
   const size_t nm = sim->n_materials;
   const double *estar = sim->estar;
-  long n = (long)s->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
-    const double *xi = s->x[i];
-    const double ri = s->radius[i];
-    const double *estar_i = estar + (size_t)s->material[i] * (nm + 1);
+  const size_t *start = nb->start;
+  const int *list = nb->list, *active = nb->active;
+  const double(*x)[3] = (const double(*)[3])s->x;
+  const double *radius = s->radius;
+  const int *material = s->material;
+  long n = (long)nb->n_active;
+  /* Only spheres with a listed neighbour or a wall within reach: the
+   * others have no force to add. */
+#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN / 4)
+  for (long a = 0; a < n; a++) {
+    const int i = active[a];
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+    const double ri = radius[i];
+    const double *estar_i = estar + (size_t)material[i] * (nm + 1);
     double f[3] = {0, 0, 0};
-    for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
-      int j = nb->list[k];
-      double d[3];
-      v3_sub(d, xi, s->x[j]);
-      double dist2 = v3_dot(d, d);
-      double rsum = ri + s->radius[j];
+    for (size_t k = start[i]; k < start[i + 1]; k++) {
+      const int j = list[k];
+      double d[3] = {xi - x[j][0], yi - x[j][1], zi - x[j][2]};
+      double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      double rsum = ri + radius[j];
       if (dist2 >= rsum * rsum)
         continue;
       double dist = sqrt(dist2);
       double overlap = rsum - dist;
-      double rstar = ri * s->radius[j] / rsum;
-      double fn = dem_hertz_force(estar_i[s->material[j]], rstar, overlap);
+      double rstar = ri * radius[j] / rsum;
+      double fn = dem_hertz_force(estar_i[material[j]], rstar, overlap);
       v3_axpy(f, fn / dist, d);
     }
     if (walls->enabled)
-      wall_terms(walls, xi, ri, estar_i[nm], f, 0);
+      wall_terms(walls, x[i], ri, estar_i[nm], f, 0);
     v3_add(s->force[i], s->force[i], f);
   }
 }

@@ -1,71 +1,473 @@
-/* Cell-list construction of full Verlet lists, with spheres sorted by cell. */
+/* Verlet lists: a broad phase on bodies' bounding spheres, then cell-sorted
+ * spheres paired through a half stencil and mirrored into full lists. */
 #include "sim/neighbors.h"
 
 #include <float.h>
+#include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/vec3.h"
 
+/* The pairs (i < j) one thread found, in the order it found them. */
+struct pair_buf {
+  int (*ij)[2];
+  size_t n, cap;
+  int failed;
+};
+
+/* A grid of cubic cells over a box. Items are sorted by cell; items left
+ * out of the search sit in a last bucket, cell n_cells. */
+struct grid {
+  double lo[3], h, inv_h;
+  size_t dims[3], n_cells;
+  size_t *cell_start; /* n_cells + 2 */
+  size_t cells_alloc;
+};
+
+struct dem_nb_work {
+  size_t n_alloc; /* spheres the per-sphere arrays below hold */
+  size_t *cell_of, *order, *pos;
+  unsigned char *candidate;
+  double (*sx)[3], *sr; /* positions and radii in cell order */
+  int *sb;              /* bodies in cell order */
+  struct grid sg;
+  struct pair_buf *tb;
+  int n_tb;
+  size_t bodies_alloc; /* bodies the per-body arrays below hold */
+  size_t *bcell_of, *border;
+  double *bradius;
+  struct grid bg;
+};
+
 int dem_neighbors_stale(const struct dem_sim *sim) {
   const struct dem_spheres *s = &sim->s;
   if (!sim->nb.start)
     return 1;
-  double limit = 0.25 * sim->nb.skin * sim->nb.skin;
+  const double limit = 0.25 * sim->nb.skin * sim->nb.skin;
+  const double(*x)[3] = (const double(*)[3])s->x;
+  const double(*x0)[3] = (const double(*)[3])s->x_build;
   long n = (long)s->n;
-  int stale = 0;
-#pragma omp parallel for schedule(static) reduction(| : stale) if(n > DEM_PARALLEL_MIN)
+  double worst = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : worst) if(n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
-    double d[3];
-    v3_sub(d, s->x[i], s->x_build[i]);
-    stale |= v3_dot(d, d) > limit;
+    double dx = x[i][0] - x0[i][0], dy = x[i][1] - x0[i][1],
+           dz = x[i][2] - x0[i][2];
+    double d2 = dx * dx + dy * dy + dz * dz;
+    worst = d2 > worst ? d2 : worst;
   }
-  return stale;
+  return !(worst <= limit); /* NaN positions force a rebuild */
 }
 
-/* Reorders every per-sphere array by `order` (new index -> old index). */
-static dem_status permute_spheres(struct dem_sim *sim, const size_t *order) {
-  struct dem_spheres *s = &sim->s;
-  struct dem_neighbors *nb = &sim->nb;
-  size_t n = s->n;
-  size_t need = n * 3 * sizeof(double);
-  if (nb->perm_scratch_bytes < need) {
-    free(nb->perm_scratch);
-    nb->perm_scratch = malloc(need);
-    if (!nb->perm_scratch)
-      return dem_fail(DEM_ERR_NOMEM, "out of memory sorting %zu spheres", n);
-    nb->perm_scratch_bytes = need;
-  }
-#define PERMUTE(arr, type)                                                     \
-  do {                                                                         \
-    type *tmp = nb->perm_scratch;                                              \
-    for (size_t k = 0; k < n; k++)                                             \
-      memcpy(&tmp[k], &s->arr[order[k]], sizeof(type));                        \
-    memcpy(s->arr, tmp, n * sizeof(type));                                     \
-  } while (0)
-  typedef double vec3[3];
-  PERMUTE(x, vec3);
-  PERMUTE(offset, vec3);
-  PERMUTE(force, vec3);
-  PERMUTE(radius, double);
-  PERMUTE(body, int);
-  PERMUTE(material, int);
-  PERMUTE(member, size_t);
-#undef PERMUTE
-  const struct dem_bodies *b = &sim->b;
-  for (size_t k = 0; k < n; k++)
-    b->member_slot[b->first_member[s->body[k]] + s->member[k]] = k;
+/* ---- allocation --------------------------------------------------------- */
+
+static dem_status grow(void **ptr, size_t *have, size_t want, size_t size) {
+  if (*ptr && *have >= want)
+    return DEM_OK;
+  void *p = realloc(*ptr, (want ? want : 1) * size);
+  if (!p)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists "
+                                   "(%zu items of %zu bytes)",
+                    want, size);
+  *ptr = p;
+  *have = want;
   return DEM_OK;
 }
 
-static dem_status grow(void **ptr, size_t *have, size_t want, size_t size) {
-  if (*have >= want && *ptr)
-    return DEM_OK;
-  void *p = realloc(*ptr, want * size);
-  if (!p)
+static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
+                               size_t n_bodies) {
+  if (!nb->work && !(nb->work = calloc(1, sizeof *nb->work)))
     return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists");
-  *ptr = p;
-  *have = want;
+  struct dem_nb_work *w = nb->work;
+  if (w->n_alloc < n || !nb->start) {
+    size_t m = n ? n : 1;
+    free(w->cell_of), free(w->order), free(w->pos), free(w->candidate);
+    free(w->sx), free(w->sr), free(w->sb);
+    free(nb->start), free(nb->active);
+    w->sx = malloc(m * sizeof *w->sx);
+    w->sr = malloc(m * sizeof *w->sr);
+    w->sb = malloc(m * sizeof *w->sb);
+    w->cell_of = malloc(m * sizeof *w->cell_of);
+    w->order = malloc(m * sizeof *w->order);
+    w->pos = malloc(m * sizeof *w->pos);
+    w->candidate = malloc(m);
+    nb->start = malloc((m + 1) * sizeof *nb->start);
+    nb->active = malloc(m * sizeof *nb->active);
+    if (!w->cell_of || !w->order || !w->pos || !w->candidate || !nb->start ||
+        !nb->active || !w->sx || !w->sr || !w->sb) {
+      w->n_alloc = 0;
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists "
+                                     "of %zu spheres", n);
+    }
+    w->n_alloc = n;
+  }
+  if (w->bodies_alloc < n_bodies) {
+    free(w->bcell_of), free(w->border), free(w->bradius);
+    w->bcell_of = malloc(n_bodies * sizeof *w->bcell_of);
+    w->border = malloc(n_bodies * sizeof *w->border);
+    w->bradius = malloc(n_bodies * sizeof *w->bradius);
+    if (!w->bcell_of || !w->border || !w->bradius) {
+      w->bodies_alloc = 0;
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for the broad phase of "
+                                     "%zu bodies", n_bodies);
+    }
+    w->bodies_alloc = n_bodies;
+  }
+  int threads = omp_get_max_threads();
+  if (w->n_tb < threads) {
+    struct pair_buf *tb = realloc(w->tb, (size_t)threads * sizeof *tb);
+    if (!tb)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists");
+    memset(tb + w->n_tb, 0, (size_t)(threads - w->n_tb) * sizeof *tb);
+    w->tb = tb;
+    w->n_tb = threads;
+  }
+  return DEM_OK;
+}
+
+void dem_neighbors_release(struct dem_neighbors *nb) {
+  struct dem_nb_work *w = nb->work;
+  free(nb->start), free(nb->list), free(nb->active);
+  nb->start = NULL, nb->list = NULL, nb->active = NULL;
+  nb->capacity = nb->n_active = 0;
+  if (!w)
+    return;
+  free(w->cell_of), free(w->order), free(w->pos), free(w->candidate);
+  free(w->sx), free(w->sr), free(w->sb), free(w->sg.cell_start), free(w->bg.cell_start);
+  free(w->bcell_of), free(w->border), free(w->bradius);
+  for (int t = 0; t < w->n_tb; t++)
+    free(w->tb[t].ij);
+  free(w->tb);
+  free(w);
+  nb->work = NULL;
+}
+
+size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
+  const struct dem_nb_work *w = nb->work;
+  if (!w)
+    return 0;
+  size_t bytes = sizeof *w + nb->capacity * sizeof *nb->list;
+  bytes += (w->n_alloc + 1) * sizeof *nb->start;
+  bytes += w->n_alloc * (sizeof *nb->active + 3 * sizeof(size_t) + 1 +
+                         sizeof *w->sx + sizeof *w->sr + sizeof *w->sb);
+  bytes += (w->sg.cells_alloc + w->bg.cells_alloc) * sizeof(size_t);
+  bytes += w->bodies_alloc * (2 * sizeof(size_t) + sizeof(double));
+  for (int t = 0; t < w->n_tb; t++)
+    bytes += w->tb[t].cap * sizeof *w->tb[t].ij;
+  return bytes;
+}
+
+/* ---- grids ---------------------------------------------------------------- */
+
+/* Bounding box of the points x (those with use[i] set, if use is given). */
+static void bounding_box(const double (*x)[3], size_t n,
+                         const unsigned char *use, double lo[3],
+                         double hi[3]) {
+  double lx = DBL_MAX, ly = DBL_MAX, lz = DBL_MAX;
+  double hx = -DBL_MAX, hy = -DBL_MAX, hz = -DBL_MAX;
+  long nn = (long)n;
+#pragma omp parallel for schedule(static) if(nn > DEM_PARALLEL_MIN) \
+    reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
+  for (long i = 0; i < nn; i++) {
+    if (use && !use[i])
+      continue;
+    lx = x[i][0] < lx ? x[i][0] : lx;
+    ly = x[i][1] < ly ? x[i][1] : ly;
+    lz = x[i][2] < lz ? x[i][2] : lz;
+    hx = x[i][0] > hx ? x[i][0] : hx;
+    hy = x[i][1] > hy ? x[i][1] : hy;
+    hz = x[i][2] > hz ? x[i][2] : hz;
+  }
+  lo[0] = lx, lo[1] = ly, lo[2] = lz;
+  hi[0] = hx, hi[1] = hy, hi[2] = hz;
+}
+
+/* Cells at least h wide over [lo, hi], no more than max_cells of them. */
+static dem_status grid_size(struct grid *g, const double lo[3],
+                            const double hi[3], double h, size_t max_cells) {
+  double ext[3];
+  for (int k = 0; k < 3; k++) {
+    ext[k] = hi[k] - lo[k];
+    if (!(ext[k] >= 0 && ext[k] < 1e300)) /* no points, or not finite */
+      ext[k] = 0;
+    g->lo[k] = lo[k] <= hi[k] && isfinite(lo[k]) ? lo[k] : 0;
+  }
+  for (;;) {
+    double cells = 1;
+    for (int k = 0; k < 3; k++)
+      cells *= floor(ext[k] / h) + 1;
+    if (cells <= (double)max_cells)
+      break;
+    h *= 1.26;
+  }
+  g->n_cells = 1;
+  for (int k = 0; k < 3; k++) {
+    g->dims[k] = (size_t)(ext[k] / h) + 1;
+    g->n_cells *= g->dims[k];
+  }
+  g->h = h;
+  g->inv_h = 1.0 / h;
+  return grow((void **)&g->cell_start, &g->cells_alloc, g->n_cells + 2,
+              sizeof *g->cell_start);
+}
+
+/* Cell coordinates of x, clamped to the grid (clamping keeps points that
+ * are within one cell width of each other in neighbouring cells). */
+static inline void grid_coords(const struct grid *g, const double x[3],
+                               size_t c[3]) {
+  for (int k = 0; k < 3; k++) {
+    double u = (x[k] - g->lo[k]) * g->inv_h;
+    double top = (double)(g->dims[k] - 1);
+    c[k] = u > 0 ? (u < top ? (size_t)u : g->dims[k] - 1) : 0;
+  }
+}
+
+static inline size_t grid_index(const struct grid *g, const size_t c[3]) {
+  return (c[2] * g->dims[1] + c[1]) * g->dims[0] + c[0];
+}
+
+/* Stable counting sort of n items by key (0..n_keys-1, where key n_keys-1
+ * is the left-out bucket): order[new] = old, start[key] = first new. */
+static void counting_sort(size_t n, const size_t *key, size_t n_keys,
+                          size_t *start, size_t *order) {
+  memset(start, 0, (n_keys + 1) * sizeof *start);
+  for (size_t i = 0; i < n; i++)
+    start[key[i] + 1]++;
+  for (size_t c = 0; c < n_keys; c++)
+    start[c + 1] += start[c];
+  for (size_t i = 0; i < n; i++)
+    order[start[key[i]]++] = i;
+  for (size_t c = n_keys; c > 0; c--)
+    start[c] = start[c - 1];
+  start[0] = 0;
+}
+
+/* ---- sphere order --------------------------------------------------------- */
+
+/* Positions, radii and bodies of the spheres in cell order, for the
+ * search (the spheres themselves stay in body order: each body's members
+ * are contiguous, so placing spheres and gathering their forces onto
+ * bodies stream through memory). */
+static void copy_sorted(struct dem_sim *sim, size_t n_search) {
+  const struct dem_spheres *s = &sim->s;
+  struct dem_nb_work *w = sim->nb.work;
+  const size_t *order = w->order;
+  long n = (long)n_search;
+#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+  for (long k = 0; k < n; k++) {
+    size_t i = order[k];
+    w->sx[k][0] = s->x[i][0];
+    w->sx[k][1] = s->x[i][1];
+    w->sx[k][2] = s->x[i][2];
+    w->sr[k] = s->radius[i];
+    w->sb[k] = s->body[i];
+  }
+}
+
+/* ---- broad phase ---------------------------------------------------------- */
+
+static inline int near_wall(const struct dem_walls *wl, const double x[3],
+                            double reach) {
+  return x[0] - wl->lo[0] < reach || wl->hi[0] - x[0] < reach ||
+         x[1] - wl->lo[1] < reach || wl->hi[1] - x[1] < reach ||
+         x[2] - wl->lo[2] < reach || wl->hi[2] - x[2] < reach;
+}
+
+/* candidate[i] = 1 for the spheres within r_i + skin of a wall or of
+ * another body's bounding sphere: only they can have a listed pair. (If
+ * spheres i of b and j of c are within r_i + r_j + skin, then
+ * |x_i - x_c| <= r_i + r_j + skin + (R_c - r_j) and
+ * |x_b - x_c| <= R_b + R_c + skin.) */
+static dem_status broad_phase(struct dem_sim *sim) {
+  const struct dem_bodies *b = &sim->b;
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_walls *wl = &sim->walls;
+  struct dem_nb_work *w = sim->nb.work;
+  const double skin = sim->nb.skin;
+  const long nbod = (long)b->n;
+  double max_r = 0, lo[3], hi[3];
+  for (long k = 0; k < nbod; k++) {
+    w->bradius[k] = sim->shapes[b->shape[k]].props.bounding_radius;
+    if (w->bradius[k] > max_r)
+      max_r = w->bradius[k];
+  }
+  bounding_box((const double(*)[3])b->x, b->n, NULL, lo, hi);
+  struct grid *g = &w->bg;
+  dem_status st = grid_size(g, lo, hi, 2 * max_r + skin, 8 * b->n + 64);
+  if (st)
+    return st;
+#pragma omp parallel for schedule(static) if(nbod > DEM_PARALLEL_MIN)
+  for (long k = 0; k < nbod; k++) {
+    size_t c[3];
+    grid_coords(g, b->x[k], c);
+    w->bcell_of[k] = grid_index(g, c);
+  }
+  counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
+  const double *R = w->bradius;
+  unsigned char *cand = w->candidate;
+#pragma omp parallel for schedule(static) if(nbod > DEM_PARALLEL_MIN / 8)
+  for (long k = 0; k < nbod; k++) {
+    const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
+    for (size_t m = m0; m < m1; m++) {
+      size_t i = b->member_slot[m];
+      cand[i] = wl->enabled && near_wall(wl, s->x[i], s->radius[i] + skin);
+    }
+    size_t c[3];
+    grid_coords(g, b->x[k], c);
+    size_t z0 = c[2] ? c[2] - 1 : 0, z1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : c[2];
+    size_t y0 = c[1] ? c[1] - 1 : 0, y1 = c[1] + 1 < g->dims[1] ? c[1] + 1 : c[1];
+    size_t x0 = c[0] ? c[0] - 1 : 0, x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
+    for (size_t z = z0; z <= z1; z++)
+      for (size_t y = y0; y <= y1; y++) {
+        size_t row = (z * g->dims[1] + y) * g->dims[0];
+        size_t e = g->cell_start[row + x1 + 1];
+        for (size_t q = g->cell_start[row + x0]; q < e; q++) {
+          size_t o = w->border[q];
+          if (o == (size_t)k)
+            continue;
+          double d[3];
+          v3_sub(d, b->x[k], b->x[o]);
+          double reach = R[k] + R[o] + skin;
+          if (!(v3_dot(d, d) < reach * reach))
+            continue;
+          for (size_t m = m0; m < m1; m++) {
+            size_t i = b->member_slot[m];
+            if (cand[i])
+              continue;
+            v3_sub(d, s->x[i], b->x[o]);
+            double r = R[o] + s->radius[i] + skin;
+            cand[i] = v3_dot(d, d) < r * r;
+          }
+        }
+      }
+  }
+  return DEM_OK;
+}
+
+/* ---- sphere phase --------------------------------------------------------- */
+
+static inline int pair_push(struct pair_buf *p, int i, int j) {
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 1024;
+    void *q = realloc(p->ij, cap * sizeof *p->ij);
+    if (!q) {
+      p->failed = 1;
+      return 0;
+    }
+    p->ij = q;
+    p->cap = cap;
+  }
+  p->ij[p->n][0] = i;
+  p->ij[p->n][1] = j;
+  p->n++;
+  return 1;
+}
+
+/* Pairs (i, j > i) of other bodies within r_i + r_j + skin, j in
+ * [j0, j1), appended in ascending j. */
+static inline void scan_range(const struct dem_nb_work *w, double skin,
+                              size_t i, size_t j0, size_t j1,
+                              struct pair_buf *out) {
+  const double(*x)[3] = (const double(*)[3])w->sx;
+  const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+  const double ri = w->sr[i] + skin;
+  const int bi = w->sb[i];
+  for (size_t j = j0; j < j1; j++) {
+    double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
+    double range = ri + w->sr[j];
+    if (dx * dx + dy * dy + dz * dz < range * range && w->sb[j] != bi)
+      pair_push(out, (int)i, (int)j);
+  }
+}
+
+/* Each thread takes a fixed slice of the sorted spheres and pairs each
+ * with the later spheres of its own cell row (the cell and the next one)
+ * and of the four forward rows (y+1, z) and (y-1..y+1, z+1), three cells
+ * wide. Rows come in ascending cell order, so each sphere's partners come
+ * in ascending index. */
+static void find_pairs(struct dem_sim *sim, size_t n_search) {
+  struct dem_nb_work *w = sim->nb.work;
+  const struct grid *g = &w->sg;
+  const double skin = sim->nb.skin;
+  const size_t *cs = g->cell_start;
+#pragma omp parallel if(n_search > DEM_PARALLEL_MIN)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    struct pair_buf *out = &w->tb[t];
+    out->n = 0;
+    out->failed = 0;
+    size_t i0 = n_search * (size_t)t / (size_t)nt;
+    size_t i1 = n_search * (size_t)(t + 1) / (size_t)nt;
+    for (size_t i = i0; i < i1; i++) {
+      size_t c[3];
+      grid_coords(g, w->sx[i], c);
+      size_t x0 = c[0] ? c[0] - 1 : 0;
+      size_t x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
+      size_t row = (c[2] * g->dims[1] + c[1]) * g->dims[0];
+      scan_range(w, skin, i, i + 1, cs[row + x1 + 1], out);
+      static const int fwd[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
+      for (int r = 0; r < 4; r++) {
+        long y = (long)c[1] + fwd[r][0];
+        size_t z = c[2] + (size_t)fwd[r][1];
+        if (y < 0 || y >= (long)g->dims[1] || z >= g->dims[2])
+          continue;
+        size_t rb = (z * g->dims[1] + (size_t)y) * g->dims[0];
+        scan_range(w, skin, i, cs[rb + x0], cs[rb + x1 + 1], out);
+      }
+    }
+  }
+}
+
+/* Full lists from the threads' pairs (in cell-order indices), in the
+ * spheres' own indices, each list sorted ascending. */
+static dem_status mirror_pairs(struct dem_sim *sim) {
+  struct dem_neighbors *nb = &sim->nb;
+  struct dem_nb_work *w = nb->work;
+  const size_t n = sim->s.n;
+  const size_t *order = w->order;
+  size_t *start = nb->start, *pos = w->pos;
+  memset(pos, 0, n * sizeof *pos);
+  size_t pairs = 0;
+  for (int t = 0; t < w->n_tb; t++) {
+    const struct pair_buf *p = &w->tb[t];
+    if (p->failed)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour pairs");
+    for (size_t k = 0; k < p->n; k++) {
+      pos[order[p->ij[k][0]]]++;
+      pos[order[p->ij[k][1]]]++;
+    }
+    pairs += p->n;
+  }
+  start[0] = 0;
+  for (size_t k = 0; k < n; k++) {
+    start[k + 1] = start[k] + pos[k];
+    pos[k] = start[k];
+  }
+  dem_status st = grow((void **)&nb->list, &nb->capacity,
+                       start[n] + start[n] / 4 + 16, sizeof *nb->list);
+  if (st)
+    return st;
+  int *list = nb->list;
+  for (int t = 0; t < w->n_tb; t++) {
+    const struct pair_buf *p = &w->tb[t];
+    for (size_t k = 0; k < p->n; k++) {
+      int i = (int)order[p->ij[k][0]], j = (int)order[p->ij[k][1]];
+      list[pos[i]++] = j;
+      list[pos[j]++] = i;
+    }
+  }
+  long nn = (long)n;
+#pragma omp parallel for schedule(static) if(nn > DEM_PARALLEL_MIN)
+  for (long i = 0; i < nn; i++) /* insertion sort: lists are short */
+    for (size_t k = start[i] + 1; k < start[i + 1]; k++) {
+      int v = list[k];
+      size_t m = k;
+      for (; m > start[i] && list[m - 1] > v; m--)
+        list[m] = list[m - 1];
+      list[m] = v;
+    }
+  nb->n_pairs = pairs;
   return DEM_OK;
 }
 
@@ -76,129 +478,50 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   dem_status st;
   if (n == 0)
     return DEM_OK;
-
-  /* Grid over the spheres' bounding box; cells at least one interaction
-   * range wide, and no more cells than about twice the spheres. */
-  double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
-  for (size_t i = 0; i < n; i++)
-    for (int k = 0; k < 3; k++) {
-      if (s->x[i][k] < lo[k])
-        lo[k] = s->x[i][k];
-      if (s->x[i][k] > hi[k])
-        hi[k] = s->x[i][k];
-    }
-  double h = 2.0 * sim->max_radius + nb->skin;
-  size_t dims[3], n_cells;
-  for (;;) {
-    n_cells = 1;
-    for (int k = 0; k < 3; k++) {
-      dims[k] = (size_t)((hi[k] - lo[k]) / h) + 1;
-      n_cells *= dims[k];
-    }
-    if (n_cells <= 2 * n + 8)
-      break;
-    h *= 1.26;
-  }
-
-  size_t cap_cells = nb->n_cells_alloc;
-  if ((st = grow((void **)&nb->cell_start, &cap_cells, n_cells + 1,
-                 sizeof(size_t))))
+  if ((st = work_reserve(nb, n, sim->b.n)))
     return st;
-  nb->n_cells_alloc = cap_cells;
-  size_t cap = 0;
-  if (!nb->cell_of) {
-    nb->cell_of = malloc(n * sizeof(size_t));
-    nb->order = malloc(n * sizeof(size_t));
-    nb->start = malloc((n + 1) * sizeof(size_t));
-    if (!nb->cell_of || !nb->order || !nb->start)
-      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists");
-  }
-  (void)cap;
+  struct dem_nb_work *w = nb->work;
+  for (int t = 0; t < w->n_tb; t++)
+    w->tb[t].n = 0;
+  int broad = nb->broad_phase == DEM_BROAD_ON ||
+              (nb->broad_phase == DEM_BROAD_AUTO &&
+               n >= DEM_BROAD_PHASE_MIN_SPHERES * sim->b.n);
+  if (broad && (st = broad_phase(sim)))
+    return st;
+  const unsigned char *use = broad ? w->candidate : NULL;
 
-  size_t *cell_of = nb->cell_of, *cell_start = nb->cell_start;
-  const double inv_h = 1.0 / h;
-  for (size_t i = 0; i < n; i++) {
+  /* Sphere grid over the candidates: cells one interaction range wide,
+   * no more than about eight per sphere. */
+  double lo[3], hi[3];
+  bounding_box((const double(*)[3])s->x, n, use, lo, hi);
+  struct grid *g = &w->sg;
+  if ((st = grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin,
+                      8 * n + 64)))
+    return st;
+  const long nn = (long)n;
+#pragma omp parallel for schedule(static) if(nn > DEM_PARALLEL_MIN)
+  for (long i = 0; i < nn; i++) {
     size_t c[3];
-    for (int k = 0; k < 3; k++) {
-      size_t ck = (size_t)((s->x[i][k] - lo[k]) * inv_h);
-      c[k] = ck < dims[k] ? ck : dims[k] - 1;
-    }
-    cell_of[i] = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
+    grid_coords(g, s->x[i], c);
+    w->cell_of[i] = use && !use[i] ? g->n_cells : grid_index(g, c);
   }
-  /* Stable counting sort by cell. */
-  memset(cell_start, 0, (n_cells + 1) * sizeof(size_t));
-  for (size_t i = 0; i < n; i++)
-    cell_start[cell_of[i] + 1]++;
-  for (size_t c = 0; c < n_cells; c++)
-    cell_start[c + 1] += cell_start[c];
-  for (size_t i = 0; i < n; i++)
-    nb->order[cell_start[cell_of[i]]++] = i;
-  for (size_t c = n_cells; c > 0; c--)
-    cell_start[c] = cell_start[c - 1];
-  cell_start[0] = 0;
-  if ((st = permute_spheres(sim, nb->order)))
+  counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
+  size_t n_search = g->cell_start[g->n_cells];
+  copy_sorted(sim, n_search);
+  find_pairs(sim, n_search);
+  if ((st = mirror_pairs(sim)))
     return st;
-  /* After the sort, sphere k lies in the cell whose range contains k. */
-  for (size_t c = 0; c < n_cells; c++)
-    for (size_t k = cell_start[c]; k < cell_start[c + 1]; k++)
-      cell_of[k] = c;
 
-  const double skin = nb->skin;
-  size_t *start = nb->start;
-  /* Pass 1 counts, pass 2 fills: each sphere writes only its own range,
-   * in a fixed cell order, so the lists do not depend on threads. */
-  for (int pass = 0; pass < 2; pass++) {
-#pragma omp parallel for schedule(static) if((long)n > DEM_PARALLEL_MIN)
-    for (long li = 0; li < (long)n; li++) {
-      size_t i = (size_t)li;
-      size_t c = cell_of[i];
-      long cx = (long)(c % dims[0]), cy = (long)((c / dims[0]) % dims[1]),
-           cz = (long)(c / (dims[0] * dims[1]));
-      const double *xi = s->x[i];
-      const double ri = s->radius[i];
-      const int bi = s->body[i];
-      size_t count = 0;
-      int *out = pass ? nb->list + start[i] : NULL;
-      for (long dz = -1; dz <= 1; dz++) {
-        long z = cz + dz;
-        if (z < 0 || z >= (long)dims[2])
-          continue;
-        for (long dy = -1; dy <= 1; dy++) {
-          long y = cy + dy;
-          if (y < 0 || y >= (long)dims[1])
-            continue;
-          for (long dx = -1; dx <= 1; dx++) {
-            long x = cx + dx;
-            if (x < 0 || x >= (long)dims[0])
-              continue;
-            size_t cc = ((size_t)z * dims[1] + (size_t)y) * dims[0] + (size_t)x;
-            for (size_t j = cell_start[cc]; j < cell_start[cc + 1]; j++) {
-              if (s->body[j] == bi)
-                continue;
-              double d[3];
-              v3_sub(d, xi, s->x[j]);
-              double range = ri + s->radius[j] + skin;
-              if (v3_dot(d, d) < range * range) {
-                if (out)
-                  out[count] = (int)j;
-                count++;
-              }
-            }
-          }
-        }
-      }
-      if (!pass)
-        start[i + 1] = count;
-    }
-    if (!pass) {
-      start[0] = 0;
-      for (size_t i = 0; i < n; i++)
-        start[i + 1] += start[i];
-      if ((st = grow((void **)&nb->list, &nb->capacity,
-                     start[n] > 0 ? start[n] + start[n] / 4 : 16, sizeof(int))))
-        return st;
-    }
-  }
+  /* The spheres the contact loop visits. */
+  const struct dem_walls *wl = &sim->walls;
+  size_t n_active = 0;
+  for (size_t k = 0; k < n; k++)
+    if (nb->start[k + 1] > nb->start[k] ||
+        (wl->enabled && (!use || use[k]) &&
+         near_wall(wl, s->x[k], s->radius[k] + nb->skin)))
+      nb->active[n_active++] = (int)k;
+  nb->n_active = n_active;
+  nb->n_candidates = n_search;
   memcpy(s->x_build, s->x, n * sizeof *s->x);
   nb->builds++;
   return DEM_OK;

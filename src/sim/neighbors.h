@@ -4,12 +4,29 @@
 
 #include "sim/sim.h"
 
+/* Bodies with at least this many spheres on average switch the broad
+ * phase on when nb.broad_phase is DEM_BROAD_AUTO. */
+#define DEM_BROAD_PHASE_MIN_SPHERES 8
+
 /* True when some sphere moved more than skin/2 since the last build. */
 int dem_neighbors_stale(const struct dem_sim *sim);
 
-/* Sorts the spheres by cell (stable, so the result does not depend on the
- * thread count), then rebuilds every sphere's list of spheres of other
- * bodies within r_i + r_j + skin, in a fixed order. */
+/* Rebuilds the lists. With the broad phase, bodies' bounding spheres
+ * (radius: the shape's bounding radius about the centre of mass) are
+ * paired first, and only spheres within reach of another body's bounding
+ * sphere or of a wall go on to the sphere phase. The sphere phase sorts
+ * the spheres by cell (a stable counting sort; spheres left out by the
+ * broad phase go last), permuting every per-sphere array, then pairs each
+ * sphere with the spheres of other bodies within r_i + r_j + skin. The
+ * result (lists, order, active set) does not depend on the thread count,
+ * and the broad phase never changes which pairs are listed. Scratch
+ * grows when needed and is kept for the next build. */
 dem_status dem_neighbors_build(struct dem_sim *sim);
+
+/* Frees the lists and the scratch. */
+void dem_neighbors_release(struct dem_neighbors *nb);
+
+/* Bytes the lists and scratch hold now. */
+size_t dem_neighbors_bytes(const struct dem_neighbors *nb);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "core/quat.h"
 #include "operators/pipeline.h"
+#include "sim/neighbors.h"
 
 #define ALLOC(ptr, count)                                                      \
   do {                                                                         \
@@ -54,8 +55,7 @@ void dem_sim_release(struct dem_sim *sim) {
   free(b->shape), free(b->first_member), free(b->member_slot);
   free(s->x), free(s->x_build), free(s->offset), free(s->force);
   free(s->radius), free(s->body), free(s->material), free(s->member);
-  free(nb->start), free(nb->list), free(nb->cell_start), free(nb->cell_of);
-  free(nb->order), free(nb->count_scratch), free(nb->perm_scratch);
+  dem_neighbors_release(nb);
   for (size_t i = 0; i < sim->n_materials; i++)
     free(sim->materials[i].name);
   free(sim->materials);

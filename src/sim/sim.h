@@ -55,18 +55,29 @@ struct dem_spheres {
   size_t *member; /* index of this sphere in its body's member list */
 };
 
-/* Full (both directions) Verlet lists in CSR form. */
+/* Verlet lists (sim/neighbors.c): full (both directions), in CSR form,
+ * each sphere's list in ascending sphere index; same-body pairs never
+ * enter. `active` lists, ascending, the spheres that have a neighbour or
+ * were within reach of a wall at the build: the only ones the contact loop
+ * visits. */
+enum dem_broad_phase {
+  DEM_BROAD_AUTO = 0, /* on when bodies have many spheres (see neighbors.h) */
+  DEM_BROAD_ON = 1,
+  DEM_BROAD_OFF = 2
+};
+struct dem_nb_work;
 struct dem_neighbors {
   double skin;
-  size_t *start; /* n_spheres + 1 */
+  int broad_phase; /* enum dem_broad_phase: bodies' bounding spheres first */
+  size_t *start;   /* n_spheres + 1 */
   int *list;
-  size_t capacity;
+  size_t capacity; /* of list */
+  int *active;
+  size_t n_active;
   long builds;
-  /* cell grid scratch */
-  size_t *cell_start, *cell_of, *order, n_cells_alloc;
-  size_t *count_scratch;
-  void *perm_scratch;
-  size_t perm_scratch_bytes;
+  size_t n_pairs;           /* pairs (each once) at the last build */
+  size_t n_candidates;      /* spheres the sphere phase searched */
+  struct dem_nb_work *work; /* cell grids and scratch, private */
 };
 
 struct dem_walls {

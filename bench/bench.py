@@ -1,0 +1,389 @@
+#!/usr/bin/python3
+"""Speed of dem on the rods box of issue 4, side by side with LAMMPS.
+
+    /usr/bin/python3 bench/bench.py [--sizes 1000,10000,60000,100000,1000000]
+        [--steps 1000] [--threads 1,2] [--repeats 3] [--lammps auto|off]
+
+For each size (number of spheres), a box of three-sphere rods at 15 % solid
+fraction (r = 0.035 m, E = 1 GPa, nu = 0.1, rho = 2500, frictionless Hertz,
+dt = 38 us, 1 m/s and pi rad/s random starts, walls) runs a fixed number of
+steps:
+  * dem through bench/dem_bench.c (the library's step loop, timed per
+    operator), once per thread count;
+  * `dem run` itself (the product, with its per-step checks and output);
+  * LAMMPS, when `lmp` is installed (Debian's lammps package), with the
+    same rods as rigid bodies (fix rigid/small, pair granular
+    hertz/material, fix wall/gran), the same dt, skin and steps, on 1 MPI
+    rank and on as many ranks as the largest thread count.
+Runs are interleaved and repeated; the best of the repeats is reported and
+the spread (worst/best) shows how noisy the machine was. Rates are
+sphere-steps per second. Documented in docs/performance.md.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import rods  # noqa: E402
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+# ---- dem ----------------------------------------------------------------
+
+DEM_CONFIG = """\
+# rods box for bench/bench.py: {n_rods} rods, {n_spheres} spheres
+simulation: {{time_step: {dt!r}, end_time: {end!r}, seed: {seed}}}
+materials:
+  glass: {{density: {rho!r}, young_modulus: {E!r}, poisson_ratio: {nu!r}}}
+shapes:
+  rod:
+    material: glass
+    spheres:
+      - {{center: [-0.07, 0, 0], radius: 0.035}}
+      - {{center: [0.0, 0, 0], radius: 0.035}}
+      - {{center: [0.07, 0, 0], radius: 0.035}}
+particles:
+  - random_fill: {{shape: rod, count: {n_rods}, speed: {v!r}, angular_speed: {w!r}}}
+domain:
+  box: {{min: [0, 0, 0], max: [{L!r}, {L!r}, {L!r}]}}
+  wall_material: glass
+contact: {{model: hertz, skin: {skin!r}}}
+scheme: spiral_leapfrog
+output: {{snapshot_interval: 0, energy_interval: {end!r}, print_shapes: false}}
+"""
+
+
+def write_dem_config(path, n_rods, steps, skin, seed):
+    with open(path, "w") as f:
+        f.write(DEM_CONFIG.format(
+            n_rods=n_rods, n_spheres=3 * n_rods, dt=rods.DT,
+            end=steps * rods.DT, seed=seed, rho=rods.DENSITY, E=rods.YOUNG,
+            nu=rods.POISSON, v=rods.SPEED, w=float(rods.ANGULAR_SPEED),
+            L=rods.box_edge(n_rods), skin=skin))
+
+
+def build_driver(build, work):
+    lib = os.path.join(build, "libdemcore.a")
+    if not os.path.exists(lib):
+        sys.exit("bench: %s missing: build dem first (cmake -S . -B build "
+                 "&& cmake --build build -j2)" % lib)
+    exe = os.path.join(work, "dem_bench")
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "hdf5",
+                            "yaml-0.1"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    cmd = ["cc", "-O3", "-fopenmp", "-I" + os.path.join(ROOT, "include"),
+           "-I" + os.path.join(ROOT, "src"), '-DDEM_VERSION_STRING="bench"',
+           os.path.join(HERE, "dem_bench.c"), lib] + flags + ["-lm", "-o", exe]
+    subprocess.run(cmd, check=True)
+    return exe
+
+
+def run_cmd(cmd, env=None, cwd=None):
+    """Runs cmd; returns (stdout, stderr); fails loudly."""
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd,
+                       stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd[:3]),
+                                                    p.returncode,
+                                                    p.stderr[-2000:]))
+    return p.stdout, p.stderr
+
+
+def dem_bench(exe, cfg, steps, threads, work):
+    out, err = run_cmd(
+        [exe, cfg, str(steps), str(threads), os.path.join(work, "b.h5")],
+        env=dict(os.environ, OMP_PROC_BIND="false"))
+    r = {"ops": {}}
+    for line in out.splitlines():
+        k, *v = line.split()
+        if k == "op":
+            r["ops"][v[0]] = float(v[1])
+        else:
+            r[k] = float(v[0])
+    return r
+
+
+def dem_run(dem, cfg, threads, work):
+    out, err = run_cmd(
+        [dem, "run", cfg, "-o", os.path.join(work, "run.h5"), "--force",
+         "--threads", str(threads)])
+    m = re.findall(r"([0-9.e+]+) sphere-steps/s", err)
+    b = re.search(r"neighbour list builds: (\d+)", err)
+    e, _ = run_cmd([dem, "energy", os.path.join(work, "run.h5")])
+    return {"rate": float(m[-1]) if m else float("nan"),
+            "builds": int(b.group(1)) if b else -1, "energy": e.strip()}
+
+
+# ---- LAMMPS -------------------------------------------------------------
+
+LAMMPS_INPUT = """\
+# rods box for bench/bench.py: {n_rods} rods as rigid bodies
+units si
+atom_style sphere
+atom_modify map array
+boundary f f f
+newton off
+comm_modify vel yes
+fix m all property/atom mol ghost yes
+read_data {data} fix m NULL Molecules
+pair_style granular
+pair_coeff * * hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0
+neighbor {skin!r} bin
+neigh_modify delay 0 every 1 check yes exclude molecule/intra all
+fix rig all rigid/small molecule
+fix wx all wall/gran granular hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0 xplane 0 {L!r}
+fix wy all wall/gran granular hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0 yplane 0 {L!r}
+fix wz all wall/gran granular hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0 zplane 0 {L!r}
+timestep {dt!r}
+compute kt all ke/rigid rig
+compute kr all erotate/rigid rig
+compute pl all pair/local dist
+thermo_style custom step c_kt c_kr
+thermo_modify format float %.17g
+thermo {steps}
+dump p0 all local 1 {tag}_pairs0.txt c_pl
+dump a0 all custom 1 {tag}_atoms0.txt id x y z radius
+run 0
+undump p0
+undump a0
+run {steps}
+dump p1 all local 1 {tag}_pairs1.txt c_pl
+dump a1 all custom 1 {tag}_atoms1.txt id x y z radius
+run 0
+"""
+
+
+def lammps_data(n_rods, work, seed):
+    path = os.path.join(work, "rods_%d_%d.data" % (n_rods, seed))
+    if not os.path.exists(path):
+        t = time.time()
+        edge, c, a, v, w = rods.random_rods(n_rods, seed)
+        rods.write_lammps_data(path + ".tmp", edge, c, a, v, w)
+        os.replace(path + ".tmp", path)
+        log("  LAMMPS start for %d rods made in %.1f s" % (n_rods,
+                                                          time.time() - t))
+    return path
+
+
+def read_dump_column(path, column):
+    """Values of one column of a LAMMPS text dump (one snapshot)."""
+    with open(path) as f:
+        lines = f.readlines()
+    for k, line in enumerate(lines):
+        if line.startswith("ITEM: ATOMS") or line.startswith("ITEM: ENTRIES"):
+            names = line.split()[2:]
+            body = lines[k + 1:]
+            if not body:
+                return [np.zeros(0) for _ in column]
+            data = np.loadtxt(body, ndmin=2)
+            return [data[:, names.index(c)] for c in column]
+    return [np.zeros(0) for _ in column]
+
+
+def hertz_elastic(pair_dist, x, y, z, radius, edge):
+    """Elastic energy, as dem computes it: U = 8/15 E* sqrt(R*) d^2.5 per
+    sphere pair (E* = E / (2 (1 - nu^2)), R* = r/2) and per sphere-wall
+    contact (R* = r)."""
+    estar = rods.YOUNG / (2.0 * (1.0 - rods.POISSON ** 2))
+    r = rods.RADIUS
+    d = 2 * r - pair_dist
+    d = d[d > 0]
+    u = np.sum(8.0 / 15.0 * estar * np.sqrt(0.5 * r) * d ** 2.5)
+    for c in (x, y, z):
+        for dw in (radius - c, radius - (edge - c)):
+            hit = dw > 0
+            u += np.sum(8.0 / 15.0 * estar * np.sqrt(radius[hit])
+                        * dw[hit] ** 2.5)
+    return float(u)
+
+
+def lammps_run(lmp, n_rods, steps, skin, procs, work, seed, mpirun):
+    data = lammps_data(n_rods, work, seed)
+    tag = "lmp_%d_%d" % (n_rods, procs)
+    inp = os.path.join(work, tag + ".in")
+    with open(inp, "w") as f:
+        f.write(LAMMPS_INPUT.format(
+            n_rods=n_rods, data=os.path.basename(data), E=rods.YOUNG,
+            nu=rods.POISSON, skin=skin, L=rods.box_edge(n_rods), dt=rods.DT,
+            steps=steps, tag=tag))
+    cmd = [lmp, "-in", os.path.basename(inp), "-log", tag + ".log",
+           "-screen", "none"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if procs > 1:
+        cmd = [mpirun, "-np", str(procs), "--oversubscribe"] + cmd
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1",
+                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    run_cmd(cmd, env=env, cwd=work)
+    text = open(os.path.join(work, tag + ".log")).read()
+    loops = re.findall(r"Loop time of ([0-9.e+-]+) on (\d+) procs for (\d+) "
+                       r"steps with (\d+) atoms", text)
+    t, n_atoms = [(float(x[0]), int(x[3])) for x in loops
+                  if int(x[2]) == steps][0]
+    builds = [int(b) for b in re.findall(r"Neighbor list builds = (\d+)", text)]
+    rows = re.findall(r"^\s*(\d+)\s+([0-9.e+-]+)\s+([0-9.e+-]+)\s*$", text,
+                      re.M)
+    mem = re.findall(r"Per MPI rank memory allocation \(min/avg/max\) = "
+                     r"[0-9.]+ \| ([0-9.]+) \|", text)
+    out = {"rate": n_atoms * steps / t, "builds": max(builds),
+           "rank_mbytes": max(float(x) for x in mem) if mem else None}
+    energies = []
+    for k, row in ((0, rows[0]), (1, rows[-1])):
+        (dist,) = read_dump_column(os.path.join(work, "%s_pairs%d.txt" % (tag, k)), ["c_pl"])
+        x, y, z, rad = read_dump_column(os.path.join(work, "%s_atoms%d.txt" % (tag, k)),
+                                        ["x", "y", "z", "radius"])
+        el = hertz_elastic(dist, x, y, z, rad, rods.box_edge(n_rods))
+        energies.append(float(row[1]) + float(row[2]) + el)
+    out["energy_start"], out["energy_end"] = energies
+    return out
+
+
+# ---- report -------------------------------------------------------------
+
+def fmt_rate(x):
+    return "%6.2fM" % (x / 1e6) if x == x else "    -  "
+
+
+def best(runs, key):
+    vals = [r[key] for r in runs if r.get(key) == r.get(key)]
+    return (max(vals), max(vals) / min(vals) if vals else 1.0) if vals else (float("nan"), 1.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000,10000,60000,100000,1000000",
+                    help="numbers of spheres (rounded to whole rods)")
+    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--max-sphere-steps", type=float, default=2.5e8,
+                    help="fewer steps for large sizes: steps <= this / spheres")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--skin", type=float, default=None,
+                    help="neighbour skin in m, for dem and LAMMPS alike "
+                         "(default %g, see docs/performance.md)" % rods.SKIN)
+    ap.add_argument("--lammps", choices=["auto", "off"], default="auto")
+    ap.add_argument("--no-dem-run", action="store_true",
+                    help="skip the `dem run` measurement")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+
+    os.makedirs(a.work, exist_ok=True)
+    dem = os.path.join(a.build, "dem")
+    exe = build_driver(a.build, a.work)
+    lmp = shutil.which("lmp") if a.lammps == "auto" else None
+    mpirun = shutil.which("mpirun")
+    threads = [int(t) for t in a.threads.split(",")]
+    skin = a.skin if a.skin else rods.SKIN
+    log("bench: dem %s, LAMMPS %s, threads %s, %d repeats, skin %g m, "
+        "load average %s" % (dem, lmp or "not installed", threads, a.repeats,
+                             skin, os.getloadavg()))
+    results = []
+    for size in [int(float(s)) for s in a.sizes.split(",")]:
+        n_rods = max(1, round(size / 3))
+        steps = max(10, min(a.steps, int(a.max_sphere_steps / (3 * n_rods))))
+        cfg = os.path.join(a.work, "rods_%d.yaml" % n_rods)
+        write_dem_config(cfg, n_rods, steps, skin, a.seed)
+        res = {"spheres": 3 * n_rods, "steps": steps, "dem": {}, "run": {},
+               "lmp": {}}
+        if lmp:
+            lammps_data(n_rods, a.work, a.seed)
+        for rep in range(a.repeats):
+            for t in threads:
+                log("  %d spheres, %d steps, repeat %d: dem %d thread(s)"
+                    % (3 * n_rods, steps, rep + 1, t))
+                res["dem"].setdefault(t, []).append(
+                    dem_bench(exe, cfg, steps, t, a.work))
+                if not a.no_dem_run:
+                    res["run"].setdefault(t, []).append(
+                        dem_run(dem, cfg, t, a.work))
+                if lmp and (t == 1 or mpirun):
+                    log("  ... LAMMPS %d rank(s)" % t)
+                    res["lmp"].setdefault(t, []).append(
+                        lammps_run(lmp, n_rods, steps, skin, t, a.work,
+                                   a.seed, mpirun))
+        results.append(res)
+        report([res], threads, header=True)
+    print()
+    print("=== summary (best of %d; spread = best/worst) ===" % a.repeats)
+    report(results, threads, header=True)
+    details(results, threads)
+
+
+def report(results, threads, header):
+    t1, tn = threads[0], threads[-1]
+    if header:
+        print("%9s %6s | %9s %9s %7s %9s | %9s %9s | %6s | %6s %6s | %7s"
+              % ("spheres", "steps", "dem %dT" % t1, "dem %dT" % tn,
+                 "speedup", "dem run", "LAMMPS 1", "LAMMPS %d" % tn,
+                 "ratio", "builds", "lmp", "B/sph"))
+    for r in results:
+        d1, s1 = best(r["dem"].get(t1, []), "sphere_steps_per_second")
+        dn, sn = best(r["dem"].get(tn, []), "sphere_steps_per_second")
+        run1, _ = best(r["run"].get(t1, []), "rate")
+        l1, ls1 = best(r["lmp"].get(t1, []), "rate")
+        ln, _ = best(r["lmp"].get(tn, []), "rate")
+        b = r["dem"][t1][0]["builds"]
+        lb = r["lmp"][t1][0]["builds"] if r["lmp"].get(t1) else -1
+        mem = min(x["peak_rss_bytes"] for x in r["dem"][t1]) / r["spheres"]
+        print("%9d %6d | %9s %9s %6.2fx %9s | %9s %9s | %5.2fx | %6d %6s | %7.0f"
+              % (r["spheres"], r["steps"], fmt_rate(d1), fmt_rate(dn),
+                 dn / d1, fmt_rate(run1), fmt_rate(l1), fmt_rate(ln),
+                 d1 / l1 if l1 == l1 else float("nan"), b,
+                 lb if lb >= 0 else "-", mem))
+    sys.stdout.flush()
+
+
+def details(results, threads):
+    print()
+    print("=== per operator, 1 thread, best repeat: seconds (share of loop) ===")
+    for r in results:
+        runs = r["dem"][threads[0]]
+        x = max(runs, key=lambda q: q["sphere_steps_per_second"])
+        ops = ", ".join("%s %.3f (%.0f%%)" % (k, v, 100 * v / x["loop_seconds"])
+                        for k, v in x["ops"].items())
+        print("%d spheres: loop %.3f s; %s" % (r["spheres"], x["loop_seconds"], ops))
+        print("   neighbour builds %d in %d steps, pairs %d, active spheres %d, "
+              "list bytes/sphere %.0f, peak RSS/sphere %.0f B"
+              % (x["builds"], r["steps"], x["pairs"], x["active"],
+                 x["neighbor_bytes"] / r["spheres"],
+                 x["peak_rss_bytes"] / r["spheres"]))
+    print()
+    print("=== spread of the repeats (best/worst rate) and energy ===")
+    for r in results:
+        parts = []
+        for t, runs in sorted(r["dem"].items()):
+            parts.append("dem %dT %.2f" % (t, best(runs, "sphere_steps_per_second")[1]))
+        for t, runs in sorted(r["lmp"].items()):
+            parts.append("LAMMPS %d %.2f" % (t, best(runs, "rate")[1]))
+        x = r["dem"][threads[0]][0]
+        e = "dem relative energy change %.3g" % (
+            (x["energy_end"] - x["energy_start"]) / x["energy_start"])
+        if r["lmp"].get(1):
+            y = r["lmp"][1][0]
+            e += ", LAMMPS %.3g" % ((y["energy_end"] - y["energy_start"])
+                                    / y["energy_start"])
+        if r["run"].get(threads[0]):
+            e += "; dem energy: " + r["run"][threads[0]][0]["energy"].splitlines()[-1]
+        print("%d spheres: %s; %s" % (r["spheres"], ", ".join(parts), e))
+        if len(r["dem"]) > 1:
+            same = all(abs(a_["energy_end"] - b_["energy_end"]) == 0
+                       for a_ in r["dem"][threads[0]] for b_ in r["dem"][threads[-1]])
+            print("   final energy bitwise the same for %s threads: %s"
+                  % (threads, "yes" if same else "NO"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,320 @@
+/* Neighbour lists and Hertz forces against brute force; the broad phase on
+ * bodies changes nothing; results do not depend on the thread count. */
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "core/vec3.h"
+#include "sim/forces.h"
+#include "sim/hertz.h"
+#include "sim_fixture.h"
+
+static const char *rods_yaml =
+    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 11}\n"
+    "materials: {glass: {density: 2500, young_modulus: 1.0e9, "
+    "poisson_ratio: 0.1}, steel: {density: 7800, young_modulus: 2.0e11, "
+    "poisson_ratio: 0.3}}\n"
+    "shapes:\n"
+    "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "
+    "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "
+    "radius: 0.035}]}\n"
+    "  dumbbell: {material: steel, spheres: [{center: [-0.03, 0, 0], radius: "
+    "0.02}, {center: [0.03, 0, 0], radius: 0.03}]}\n"
+    "particles: [{random_fill: {shape: rod, count: 900, speed: 3.0, "
+    "angular_speed: 30}}, {random_fill: {shape: dumbbell, count: 300, "
+    "speed: 3.0, angular_speed: 30}}]\n"
+    "domain: {box: {min: [0, 0, 0], max: [1.5, 1.5, 1.5]}, wall_material: "
+    "glass}\n"
+    "contact: {skin: 0.006}\n";
+
+/* Lumpy pieces of 100 heavily overlapping spheres (the chess workload):
+ * most sphere pairs are of the same piece. */
+static char *pieces_yaml(int pieces, double box) {
+  size_t cap = 1 << 16;
+  char *t = malloc(cap);
+  int len = snprintf(t, cap,
+                     "simulation: {time_step: 2.0e-6, end_time: 1.0, seed: "
+                     "3}\n"
+                     "materials: {stone: {density: 3200, young_modulus: "
+                     "6.0e10, poisson_ratio: 0.25}}\n"
+                     "shapes:\n  lump: {material: stone, spheres: [");
+  struct dem_rng rng;
+  dem_rng_seed(&rng, 99);
+  for (int k = 0; k < 100; k++) {
+    double z = 0.05 * k / 99.0, a = 0.01 * dem_rng_uniform(&rng),
+           phi = 6.283185307179586 * dem_rng_uniform(&rng);
+    double r = 0.004 + 0.008 * dem_rng_uniform(&rng);
+    len += snprintf(t + len, cap - (size_t)len,
+                    "%s{center: [%.6f, %.6f, %.6f], radius: %.6f}",
+                    k ? ", " : "", a * cos(phi), a * sin(phi), z, r);
+  }
+  snprintf(t + len, cap - (size_t)len,
+           "]}\n"
+           "particles: [{random_fill: {shape: lump, count: %d, speed: 1.0, "
+           "angular_speed: 3.14}}]\n"
+           "domain: {box: {min: [0, 0, 0], max: [%g, %g, %g]}, "
+           "wall_material: stone}\n"
+           "contact: {skin: 0.002}\n",
+           pieces, box, box, box);
+  return t;
+}
+
+/* Moves every body by up to `shake` in each coordinate (so that bodies
+ * overlap and walls are crossed) and places the spheres. */
+static void shake_bodies(struct dem_sim *sim, double shake, uint64_t seed) {
+  struct dem_rng rng;
+  dem_rng_seed(&rng, seed);
+  for (size_t b = 0; b < sim->b.n; b++)
+    for (int k = 0; k < 3; k++)
+      sim->b.x[b][k] += shake * (2.0 * dem_rng_uniform(&rng) - 1.0);
+  dem_sim_update_spheres(sim);
+}
+
+/* Every pair of spheres of different bodies within r_i + r_j + skin is
+ * listed, in both lists, ascending, and nothing else is. */
+static void check_lists_brute_force(const struct dem_sim *sim) {
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_neighbors *nb = &sim->nb;
+  size_t pairs = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    size_t k = nb->start[i];
+    for (size_t j = 0; j < s->n; j++) {
+      if (s->body[j] == s->body[i])
+        continue;
+      double d[3], range = s->radius[i] + s->radius[j] + nb->skin;
+      v3_sub(d, s->x[i], s->x[j]);
+      if (!(v3_dot(d, d) < range * range))
+        continue;
+      ck_assert_msg(k < nb->start[i + 1] && nb->list[k] == (int)j,
+                    "sphere %zu: pair with %zu missing or out of order", i,
+                    j);
+      k++;
+      pairs++;
+    }
+    ck_assert_msg(k == nb->start[i + 1], "sphere %zu: %zu extra entries", i,
+                  nb->start[i + 1] - k);
+  }
+  ck_assert_uint_eq(pairs, 2 * nb->n_pairs);
+}
+
+/* The Hertz force on every sphere from every sphere of another body and
+ * the walls, by brute force, summed in ascending j as the lists are. */
+static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_walls *w = &sim->walls;
+  const size_t nm = sim->n_materials;
+  for (size_t i = 0; i < s->n; i++) {
+    const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
+    double fi[3] = {0, 0, 0};
+    for (size_t j = 0; j < s->n; j++) {
+      if (s->body[j] == s->body[i])
+        continue;
+      double d[3] = {s->x[i][0] - s->x[j][0], s->x[i][1] - s->x[j][1],
+                     s->x[i][2] - s->x[j][2]};
+      double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      double rsum = s->radius[i] + s->radius[j];
+      if (dist2 >= rsum * rsum)
+        continue;
+      double dist = sqrt(dist2);
+      double fn = dem_hertz_force(estar_i[s->material[j]],
+                                  s->radius[i] * s->radius[j] / rsum,
+                                  rsum - dist);
+      v3_axpy(fi, fn / dist, d);
+    }
+    for (int k = 0; k < 3; k++) {
+      double r = s->radius[i];
+      double d_lo = r - (s->x[i][k] - w->lo[k]);
+      double d_hi = r - (w->hi[k] - s->x[i][k]);
+      if (d_lo > 0)
+        fi[k] += dem_hertz_force(estar_i[nm], r, d_lo);
+      if (d_hi > 0)
+        fi[k] -= dem_hertz_force(estar_i[nm], r, d_hi);
+    }
+    v3_copy(f[i], fi);
+  }
+}
+
+static void hertz_only(struct dem_sim *sim) {
+  memset(sim->s.force, 0, sim->s.n * sizeof *sim->s.force);
+  dem_forces_hertz(sim);
+}
+
+/* Builds with the given broad phase setting, checks lists and forces
+ * against brute force (bitwise: the same terms in the same order). */
+static void check_against_brute_force(struct dem_sim *sim, int broad) {
+  sim->nb.broad_phase = broad;
+  ck_assert_int_eq(dem_neighbors_build(sim), DEM_OK);
+  check_lists_brute_force(sim);
+  size_t n = sim->s.n;
+  double(*f)[3] = malloc(n * sizeof *f);
+  brute_force_hertz(sim, f);
+  hertz_only(sim);
+  size_t touching = 0;
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_msg(memcmp(f[i], sim->s.force[i], sizeof f[i]) == 0,
+                  "sphere %zu: force (%.17g %.17g %.17g), brute force "
+                  "(%.17g %.17g %.17g)",
+                  i, sim->s.force[i][0], sim->s.force[i][1],
+                  sim->s.force[i][2], f[i][0], f[i][1], f[i][2]);
+    touching += v3_dot(f[i], f[i]) > 0;
+  }
+  ck_assert_msg(touching > 20, "only %zu spheres touch: a weak test",
+                touching);
+  free(f);
+}
+
+START_TEST(rods_lists_and_forces_match_brute_force) {
+  struct fixture f;
+  fixture_start(&f, rods_yaml, NULL);
+  shake_bodies(&f.sim, 0.02, 5);
+  check_against_brute_force(&f.sim, DEM_BROAD_OFF);
+  check_against_brute_force(&f.sim, DEM_BROAD_ON);
+  fixture_end(&f);
+}
+END_TEST
+
+START_TEST(pieces_lists_and_forces_match_brute_force) {
+  struct fixture f;
+  char *yaml = pieces_yaml(32, 0.3);
+  fixture_start(&f, yaml, NULL);
+  shake_bodies(&f.sim, 0.01, 7);
+  check_against_brute_force(&f.sim, DEM_BROAD_OFF);
+  size_t all = f.sim.nb.n_candidates;
+  check_against_brute_force(&f.sim, DEM_BROAD_AUTO); /* on: 100 per body */
+  ck_assert_msg(f.sim.nb.n_candidates < all,
+                "the broad phase kept all %zu spheres", all);
+  check_against_brute_force(&f.sim, DEM_BROAD_ON);
+  fixture_end(&f);
+  free(yaml);
+}
+END_TEST
+
+/* Pieces far apart: the broad phase leaves no sphere to the sphere phase
+ * but those near a wall, and no pair. */
+START_TEST(broad_phase_skips_pieces_far_apart) {
+  struct fixture f;
+  char *yaml = pieces_yaml(8, 2.0);
+  fixture_start(&f, yaml, NULL);
+  struct dem_sim *sim = &f.sim;
+  sim->nb.broad_phase = DEM_BROAD_ON;
+  ck_assert_int_eq(dem_neighbors_build(sim), DEM_OK);
+  size_t near_wall = 0;
+  for (size_t i = 0; i < sim->s.n; i++)
+    for (int k = 0; k < 3; k++)
+      near_wall += sim->s.x[i][k] - sim->s.radius[i] - sim->nb.skin < 0 ||
+                   sim->s.x[i][k] + sim->s.radius[i] + sim->nb.skin > 2.0;
+  ck_assert_uint_le(sim->nb.n_candidates, near_wall);
+  ck_assert_uint_eq(sim->nb.n_pairs, 0);
+  fixture_end(&f);
+  free(yaml);
+}
+END_TEST
+
+/* After many steps (several rebuilds), the lists still hold every pair
+ * in contact, and the forces equal brute force. */
+START_TEST(lists_stay_complete_between_builds) {
+  struct fixture f;
+  fixture_start(&f, rods_yaml, NULL);
+  for (int r = 0; r < 4; r++) {
+    fixture_steps(&f, 150);
+    const struct dem_spheres *s = &f.sim.s;
+    const struct dem_neighbors *nb = &f.sim.nb;
+    double(*bf)[3] = malloc(s->n * sizeof *bf);
+    brute_force_hertz(&f.sim, bf);
+    hertz_only(&f.sim); /* with the lists as they are, maybe not fresh */
+    for (size_t i = 0; i < s->n; i++)
+      ck_assert_msg(memcmp(bf[i], s->force[i], sizeof bf[i]) == 0,
+                    "step %ld sphere %zu: force differs from brute force",
+                    f.sim.step, i);
+    free(bf);
+    ck_assert_int_gt(nb->builds, 1);
+  }
+  fixture_end(&f);
+}
+END_TEST
+
+static void run_threads(struct fixture *f, const char *yaml, int threads,
+                        int broad, long steps) {
+  omp_set_num_threads(threads);
+  memset(f, 0, sizeof *f);
+  dem_error_clear();
+  ck_assert_int_eq(dem_config_load_string("t.yaml", yaml, &f->cfg), DEM_OK);
+  ck_assert_int_eq(dem_setup(f->cfg, &f->sim, &f->out), DEM_OK);
+  f->sim.nb.broad_phase = broad;
+  ck_assert_int_eq(dem_neighbors_build(&f->sim), DEM_OK);
+  ck_assert_int_eq(dem_pipeline_initial_forces(f->sim.pipeline, &f->sim),
+                   DEM_OK);
+  dem_pipeline_start(f->sim.pipeline, &f->sim);
+  fixture_steps(f, steps);
+}
+
+static void assert_same_state(const struct dem_sim *a,
+                              const struct dem_sim *b) {
+  size_t n = a->b.n, m = a->s.n;
+  ck_assert_mem_eq(a->b.x, b->b.x, n * sizeof *a->b.x);
+  ck_assert_mem_eq(a->b.v, b->b.v, n * sizeof *a->b.v);
+  ck_assert_mem_eq(a->b.q, b->b.q, n * sizeof *a->b.q);
+  ck_assert_mem_eq(a->b.w, b->b.w, n * sizeof *a->b.w);
+  ck_assert_mem_eq(a->b.force, b->b.force, n * sizeof *a->b.force);
+  ck_assert_mem_eq(a->b.torque, b->b.torque, n * sizeof *a->b.torque);
+  ck_assert_mem_eq(a->s.x, b->s.x, m * sizeof *a->s.x);
+  ck_assert_mem_eq(a->s.force, b->s.force, m * sizeof *a->s.force);
+  ck_assert_int_eq(a->nb.builds, b->nb.builds);
+  ck_assert_uint_eq(a->nb.start[m], b->nb.start[m]);
+  ck_assert_mem_eq(a->nb.list, b->nb.list, a->nb.start[m] * sizeof(int));
+}
+
+START_TEST(bitwise_same_state_for_one_and_two_threads) {
+  int saved = omp_get_max_threads();
+  for (int broad = DEM_BROAD_ON; broad <= DEM_BROAD_OFF; broad++) {
+    struct fixture f1, f2;
+    run_threads(&f1, rods_yaml, 1, broad, 300);
+    run_threads(&f2, rods_yaml, 2, broad, 300);
+    ck_assert_int_gt((long)f1.sim.s.n, DEM_PARALLEL_MIN); /* really parallel */
+    ck_assert_int_gt(f1.sim.nb.builds, 2);
+    assert_same_state(&f1.sim, &f2.sim);
+    fixture_end(&f1);
+    fixture_end(&f2);
+  }
+  omp_set_num_threads(saved);
+}
+END_TEST
+
+/* The broad phase gives the same lists, hence the same run, bitwise. */
+START_TEST(broad_phase_run_is_bitwise_the_same) {
+  struct fixture f1, f2;
+  char *yaml = pieces_yaml(32, 0.3);
+  run_threads(&f1, yaml, 1, DEM_BROAD_ON, 2000);
+  run_threads(&f2, yaml, 1, DEM_BROAD_OFF, 2000);
+  ck_assert_int_gt(f1.sim.nb.builds, 1);
+  assert_same_state(&f1.sim, &f2.sim);
+  fixture_end(&f1);
+  fixture_end(&f2);
+  free(yaml);
+}
+END_TEST
+
+static Suite *neighbors_suite(void) {
+  Suite *s = suite_create("neighbors");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, rods_lists_and_forces_match_brute_force);
+  tcase_add_test(tc, pieces_lists_and_forces_match_brute_force);
+  tcase_add_test(tc, broad_phase_skips_pieces_far_apart);
+  tcase_add_test(tc, lists_stay_complete_between_builds);
+  tcase_add_test(tc, bitwise_same_state_for_one_and_two_threads);
+  tcase_add_test(tc, broad_phase_run_is_bitwise_the_same);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(neighbors_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
