@@ -287,9 +287,10 @@ def main():
     mpirun = shutil.which("mpirun")
     threads = [int(t) for t in a.threads.split(",")]
     skin = a.skin if a.skin else rods.SKIN
-    log("bench: dem %s, LAMMPS %s, threads %s, %d repeats, skin %g m, "
-        "load average %s" % (dem, lmp or "not installed", threads, a.repeats,
-                             skin, os.getloadavg()))
+    print("bench: dem %s, LAMMPS %s, threads %s, %d repeats, skin %g m, "
+          "OMP_WAIT_POLICY=%s, load average %.2f %.2f %.2f"
+          % (dem, lmp or "not installed", threads, a.repeats, skin,
+             os.environ.get("OMP_WAIT_POLICY", "(unset)"), *os.getloadavg()))
     results = []
     for size in [int(float(s)) for s in a.sizes.split(",")]:
         n_rods = max(1, round(size / 3))
@@ -315,6 +316,7 @@ def main():
                         lammps_run(lmp, n_rods, steps, skin, t, a.work,
                                    a.seed, mpirun))
         results.append(res)
+        res["load"] = os.getloadavg()[0]
         report([res], threads, header=True)
     print()
     print("=== summary (best of %d; spread = best/worst) ===" % a.repeats)
@@ -377,7 +379,8 @@ def details(results, threads):
                                     / y["energy_start"])
         if r["run"].get(threads[0]):
             e += "; dem energy: " + r["run"][threads[0]][0]["energy"].splitlines()[-1]
-        print("%d spheres: %s; %s" % (r["spheres"], ", ".join(parts), e))
+        print("%d spheres (load average %.1f at the end): %s; %s"
+              % (r["spheres"], r["load"], ", ".join(parts), e))
         if len(r["dem"]) > 1:
             same = all(abs(a_["energy_end"] - b_["energy_end"]) == 0
                        for a_ in r["dem"][threads[0]] for b_ in r["dem"][threads[-1]])

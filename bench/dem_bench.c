@@ -7,11 +7,15 @@
  *
  *   dem_bench CONFIG STEPS THREADS OUT.h5 [path.key=value ...]
  *
+ * DEM_BENCH_BROAD_PHASE=on|off in the environment forces the broad phase
+ * on bodies on or off (default: automatic).
+ *
  * Built by bench/bench.py against build/libdemcore.a; not part of the
  * test suite. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config/config.h"
 #include "io/h5io.h"
@@ -45,6 +49,11 @@ int main(int argc, char **argv) {
       return fail("--set");
   if (dem_setup(cfg, &sim, &out))
     return fail("setup");
+  const char *broad = getenv("DEM_BENCH_BROAD_PHASE");
+  if (broad)
+    sim.nb.broad_phase = strcmp(broad, "on") == 0    ? DEM_BROAD_ON
+                         : strcmp(broad, "off") == 0 ? DEM_BROAD_OFF
+                                                     : DEM_BROAD_AUTO;
   double t_setup = omp_get_wtime() - t0;
   struct dem_observer obs;
   if (dem_observer_init(&obs, &sim) || dem_neighbors_build(&sim) ||

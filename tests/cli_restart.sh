@@ -210,6 +210,28 @@ for delay in $kills; do
   same full.h5 killed.h5 "SIGKILL at step $step, restarted"
 done
 
+# 3b. Kills early and at random (during the file's creation, the first
+#     snapshots): whatever file exists opens, with complete snapshots.
+for i in 1 2 3 4 5 6; do
+  rm -f early.h5 early.xmf .early.h5.*
+  "$DEM" run long.yaml -q -o early.h5 2> err &
+  pid=$!
+  sleep "$(awk -v r=$RANDOM -v i=$i 'BEGIN { print (r % 50) / 1000 + i * 0.01 }')"
+  kill -KILL "$pid" 2> /dev/null
+  wait "$pid" 2> /dev/null
+  if [ ! -e early.h5 ]; then
+    ok # killed before the header was complete: no file (only a hidden .tmp)
+  elif "$PY" -c 'import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+for s in f["snapshots"]:  # every listed snapshot is complete
+    f["snapshots"][s]["bodies/position"][()]
+f["energy/total"][()]' early.h5 2> err; then
+    ok
+  else
+    bad "SIGKILL early (try $i): early.h5 does not open: $(tail -1 err)"
+  fi
+done
+
 # 4. SIGTERM and SIGINT stop cleanly with a final snapshot at the step the
 #    message names; a restart continues bitwise.
 for sig in $signals; do

@@ -1,4 +1,4 @@
-/* Replays the fuzz target on every saved crash input and every bad-input config. */
+/* Replays the fuzz target on saved crash inputs and the bad-input configs. */
 #include <check.h>
 #include <dirent.h>
 #include <stdint.h>

@@ -271,8 +271,8 @@ START_TEST(bitwise_same_state_for_one_and_two_threads) {
   int saved = omp_get_max_threads();
   for (int broad = DEM_BROAD_ON; broad <= DEM_BROAD_OFF; broad++) {
     struct fixture f1, f2;
-    run_threads(&f1, rods_yaml, 1, broad, 300);
-    run_threads(&f2, rods_yaml, 2, broad, 300);
+    run_threads(&f1, rods_yaml, 1, broad, 200);
+    run_threads(&f2, rods_yaml, 2, broad, 200);
     ck_assert_int_gt((long)f1.sim.s.n, DEM_PARALLEL_MIN); /* really parallel */
     ck_assert_int_gt(f1.sim.nb.builds, 2);
     assert_same_state(&f1.sim, &f2.sim);

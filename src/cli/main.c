@@ -11,6 +11,7 @@ static void usage(FILE *f) {
           "\n"
           "usage: dem run CONFIG.yaml [-o OUT.h5] [--set path.key=value ...] "
           "[--threads N] [--force]\n"
+          "                [--restart OUT.h5]\n"
           "       dem check CONFIG.yaml [--set path.key=value ...]\n"
           "       dem energy OUT.h5 [MORE.h5 ...] [--csv]\n"
           "       dem study rotation [--out DIR] [--long]\n"

@@ -1,4 +1,4 @@
-/* dem_run: load, check, set up (or restart), integrate and write a configuration's run. */
+/* dem_run: load, check, set up or restart, integrate and write a run. */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -129,7 +129,8 @@ static double rayleigh_time_step(const struct dem_sim *sim) {
     const struct dem_material *m = &sim->materials[sh->material];
     double g = m->young_modulus / (2.0 * (1.0 + m->poisson_ratio));
     for (size_t i = 0; i < sh->n_spheres; i++) {
-      double dt = 3.14159265358979323846 * sh->radius[i] * sqrt(m->density / g) /
+      double dt = 3.14159265358979323846 * sh->radius[i] *
+                  sqrt(m->density / g) /
                   (0.1631 * m->poisson_ratio + 0.8766);
       if (dt < best)
         best = dt;
@@ -148,6 +149,15 @@ struct hertz_limit {
   const char *a, *b;          /* shapes ("walls" for b) */
 };
 
+/* |x| without overflow for huge components. */
+static double norm3(const double x[3]) {
+  double m = fmax(fabs(x[0]), fmax(fabs(x[1]), fabs(x[2])));
+  if (!(m > 0) || !isfinite(m))
+    return m;
+  double a = x[0] / m, b = x[1] / m, c = x[2] / m;
+  return m * sqrt(a * a + b * b + c * c);
+}
+
 static void hertz_time_step(const struct dem_sim *sim,
                             struct hertz_limit *out) {
   const struct dem_bodies *b = &sim->b;
@@ -158,24 +168,17 @@ static void hertz_time_step(const struct dem_sim *sim,
     return;
   for (size_t i = 0; i < b->n; i++) {
     const struct dem_shape *sh = &sim->shapes[b->shape[i]];
-    double v = sqrt(b->v[i][0] * b->v[i][0] + b->v[i][1] * b->v[i][1] +
-                    b->v[i][2] * b->v[i][2]) +
-               sqrt(b->w[i][0] * b->w[i][0] + b->w[i][1] * b->w[i][1] +
-                    b->w[i][2] * b->w[i][2]) *
-                   sh->props.bounding_radius;
+    double v = norm3(b->v[i]) + norm3(b->w[i]) * sh->props.bounding_radius;
     if (v > vmax)
       vmax = v;
     used[b->shape[i]]++;
   }
-  double g = sqrt(sim->gravity[0] * sim->gravity[0] +
-                  sim->gravity[1] * sim->gravity[1] +
-                  sim->gravity[2] * sim->gravity[2]);
+  double g = norm3(sim->gravity);
   if (g > 0 && sim->walls.enabled) {
-    double span = 0;
+    double span[3];
     for (int k = 0; k < 3; k++)
-      span += (sim->walls.hi[k] - sim->walls.lo[k]) *
-              (sim->walls.hi[k] - sim->walls.lo[k]);
-    vmax += sqrt(2.0 * g * sqrt(span));
+      span[k] = sim->walls.hi[k] - sim->walls.lo[k];
+    vmax += sqrt(2.0 * g * norm3(span));
   }
   if (vmax > 0) {
     size_t nm = sim->n_materials;
@@ -206,12 +209,13 @@ static void hertz_time_step(const struct dem_sim *sim,
           mstar = sp->props.mass * sq->props.mass /
                   (sp->props.mass + sq->props.mass);
           rstar = rp * rq / (rp + rq);
-          estar =
-              sim->estar[(size_t)sp->material * (nm + 1) + (size_t)sq->material];
+          estar = sim->estar[(size_t)sp->material * (nm + 1) +
+                             (size_t)sq->material];
           v = 2.0 * vmax;
         }
-        double tc =
-            2.87 * pow(mstar * mstar / (rstar * estar * estar * v), 0.2);
+        double tc = 2.87 *
+                    pow(mstar * mstar / (rstar * estar * estar), 0.2) *
+                    pow(v, -0.2);
         if (tc < out->contact_time)
           *out = (struct hertz_limit){tc, v, sp->name,
                                       wall ? "the walls" : sim->shapes[q].name};

@@ -216,6 +216,15 @@ static dem_status place_random(struct placement *p, size_t first, long count,
     return dem_cfg_error(def, "random_fill needs a 'region' {min, max} when "
                               "there is no domain box");
   }
+  /* More solid volume than random close packing (64 %) of the region
+   * holds cannot be placed: say so at once instead of trying. */
+  double region_volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  double solid = (double)count * sim->shapes[shape].props.volume;
+  if (solid > 0.64 * region_volume)
+    return dem_cfg_error(def, "random_fill: %ld bodies of shape '%s' need "
+                              "%.4g m^3, more than 64 %% of the region's "
+                              "%.4g m^3; use fewer bodies or a larger region",
+                         count, sim->shapes[shape].name, solid, region_volume);
   /* Centres stay a bounding radius inside the region, so every sphere is
    * inside it whatever the orientation. */
   double rb = sim->shapes[shape].props.bounding_radius;

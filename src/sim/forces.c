@@ -27,43 +27,52 @@ static inline double wall_terms(const struct dem_walls *w, const double x[3],
   return energy;
 }
 
+/* The same forces, from the wall stiffness k = 4/3 E* sqrt(r). */
+static inline void wall_forces(const struct dem_walls *w, const double x[3],
+                               double r, double k_wall, double f[3]) {
+  for (int k = 0; k < 3; k++) {
+    double d_lo = r - (x[k] - w->lo[k]);
+    double d_hi = r - (w->hi[k] - x[k]);
+    if (d_lo > 0)
+      f[k] += dem_hertz_force_k(k_wall, d_lo);
+    if (d_hi > 0)
+      f[k] -= dem_hertz_force_k(k_wall, d_hi);
+  }
+}
+
 void dem_forces_hertz(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_neighbors *nb = &sim->nb;
   const struct dem_walls *walls = &sim->walls;
-  const size_t nm = sim->n_materials;
-  const double *estar = sim->estar;
-  const size_t *start = nb->start;
-  const int *list = nb->list, *active = nb->active;
+  const int *list = nb->list;
+  const double *rsum = nb->pair_rsum, *stiff = nb->pair_k;
+  const struct dem_nb_active *active = nb->active;
   const double(*x)[3] = (const double(*)[3])s->x;
-  const double *radius = s->radius;
-  const int *material = s->material;
+  double(*force)[3] = s->force;
   long n = (long)nb->n_active;
   /* Only spheres with a listed neighbour or a wall within reach: the
-   * others have no force to add. */
+   * others have no force to add. Everything but the positions is read in
+   * order. */
 #pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN / 4)
   for (long a = 0; a < n; a++) {
-    const int i = active[a];
+    const struct dem_nb_active *A = &active[a];
+    const int i = A->i;
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
-    const double ri = radius[i];
-    const double *estar_i = estar + (size_t)material[i] * (nm + 1);
     double f[3] = {0, 0, 0};
-    for (size_t k = start[i]; k < start[i + 1]; k++) {
+    const size_t end = A->first + (size_t)A->n;
+    for (size_t k = A->first; k < end; k++) {
       const int j = list[k];
       double d[3] = {xi - x[j][0], yi - x[j][1], zi - x[j][2]};
       double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      double rsum = ri + radius[j];
-      if (dist2 >= rsum * rsum)
+      if (dist2 >= rsum[k] * rsum[k])
         continue;
       double dist = sqrt(dist2);
-      double overlap = rsum - dist;
-      double rstar = ri * radius[j] / rsum;
-      double fn = dem_hertz_force(estar_i[material[j]], rstar, overlap);
+      double fn = dem_hertz_force_k(stiff[k], rsum[k] - dist);
       v3_axpy(f, fn / dist, d);
     }
     if (walls->enabled)
-      wall_terms(walls, x[i], ri, estar_i[nm], f, 0);
-    v3_add(s->force[i], s->force[i], f);
+      wall_forces(walls, x[i], A->r, A->k_wall, f);
+    v3_add(force[i], force[i], f);
   }
 }
 

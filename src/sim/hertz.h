@@ -4,9 +4,18 @@
 
 #include <math.h>
 
-/* F = 4/3 E* sqrt(R*) d^(3/2); written d*sqrt(d) to avoid pow(). */
+/* The stiffness k = 4/3 E* sqrt(R*) of F = k d^(3/2): a pair's constant,
+ * kept in the neighbour lists. */
+static inline double dem_hertz_stiffness(double estar, double rstar) {
+  return (4.0 / 3.0) * estar * sqrt(rstar);
+}
+/* F = k d sqrt(d), without pow(). */
+static inline double dem_hertz_force_k(double k, double d) {
+  return k * sqrt(d) * d;
+}
+/* F = 4/3 E* sqrt(R*) d^(3/2), rounded exactly as the contact loop does. */
 static inline double dem_hertz_force(double estar, double rstar, double d) {
-  return (4.0 / 3.0) * estar * sqrt(rstar * d) * d;
+  return dem_hertz_force_k(dem_hertz_stiffness(estar, rstar), d);
 }
 /* U = 8/15 E* sqrt(R*) d^(5/2). */
 static inline double dem_hertz_energy(double estar, double rstar, double d) {

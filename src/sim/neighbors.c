@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "sim/hertz.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
 struct pair_buf {
@@ -129,7 +130,9 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
 void dem_neighbors_release(struct dem_neighbors *nb) {
   struct dem_nb_work *w = nb->work;
   free(nb->start), free(nb->list), free(nb->active);
+  free(nb->pair_rsum), free(nb->pair_k);
   nb->start = NULL, nb->list = NULL, nb->active = NULL;
+  nb->pair_rsum = nb->pair_k = NULL;
   nb->capacity = nb->n_active = 0;
   if (!w)
     return;
@@ -147,7 +150,8 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
   const struct dem_nb_work *w = nb->work;
   if (!w)
     return 0;
-  size_t bytes = sizeof *w + nb->capacity * sizeof *nb->list;
+  size_t bytes = sizeof *w + nb->capacity * (sizeof *nb->list +
+                                             2 * sizeof(double));
   bytes += (w->n_alloc + 1) * sizeof *nb->start;
   bytes += w->n_alloc * (sizeof *nb->active + 3 * sizeof(size_t) + 1 +
                          sizeof *w->sx + sizeof *w->sr + sizeof *w->sb);
@@ -444,10 +448,19 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
     start[k + 1] = start[k] + pos[k];
     pos[k] = start[k];
   }
-  dem_status st = grow((void **)&nb->list, &nb->capacity,
-                       start[n] + start[n] / 4 + 16, sizeof *nb->list);
-  if (st)
-    return st;
+  if (nb->capacity < start[n] || !nb->list) {
+    size_t cap = start[n] + start[n] / 4 + 16;
+    free(nb->list), free(nb->pair_rsum), free(nb->pair_k);
+    nb->list = malloc(cap * sizeof *nb->list);
+    nb->pair_rsum = malloc(cap * sizeof *nb->pair_rsum);
+    nb->pair_k = malloc(cap * sizeof *nb->pair_k);
+    nb->capacity = cap;
+    if (!nb->list || !nb->pair_rsum || !nb->pair_k) {
+      nb->capacity = 0;
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu neighbour "
+                                     "entries", start[n]);
+    }
+  }
   int *list = nb->list;
   for (int t = 0; t < w->n_tb; t++) {
     const struct pair_buf *p = &w->tb[t];
@@ -457,9 +470,13 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
       list[pos[j]++] = i;
     }
   }
+  /* Each list sorted (insertion sort: lists are short), then each pair's
+   * r_i + r_j and stiffness, from i's side, as the brute force has them. */
+  const struct dem_spheres *s = &sim->s;
+  const size_t nm = sim->n_materials;
   long nn = (long)n;
 #pragma omp parallel for schedule(static) if(nn > DEM_PARALLEL_MIN)
-  for (long i = 0; i < nn; i++) /* insertion sort: lists are short */
+  for (long i = 0; i < nn; i++) {
     for (size_t k = start[i] + 1; k < start[i + 1]; k++) {
       int v = list[k];
       size_t m = k;
@@ -467,6 +484,16 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
         list[m] = list[m - 1];
       list[m] = v;
     }
+    const double ri = s->radius[i];
+    const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
+    for (size_t k = start[i]; k < start[i + 1]; k++) {
+      int j = list[k];
+      double rsum = ri + s->radius[j];
+      nb->pair_rsum[k] = rsum;
+      nb->pair_k[k] = dem_hertz_stiffness(estar_i[s->material[j]],
+                                          ri * s->radius[j] / rsum);
+    }
+  }
   nb->n_pairs = pairs;
   return DEM_OK;
 }
@@ -514,12 +541,20 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
 
   /* The spheres the contact loop visits. */
   const struct dem_walls *wl = &sim->walls;
+  const size_t nm = sim->n_materials;
   size_t n_active = 0;
   for (size_t k = 0; k < n; k++)
     if (nb->start[k + 1] > nb->start[k] ||
         (wl->enabled && (!use || use[k]) &&
-         near_wall(wl, s->x[k], s->radius[k] + nb->skin)))
-      nb->active[n_active++] = (int)k;
+         near_wall(wl, s->x[k], s->radius[k] + nb->skin))) {
+      double estar_wall = sim->estar[(size_t)s->material[k] * (nm + 1) + nm];
+      nb->active[n_active++] = (struct dem_nb_active){
+          .i = (int)k,
+          .n = (int)(nb->start[k + 1] - nb->start[k]),
+          .first = nb->start[k],
+          .r = s->radius[k],
+          .k_wall = dem_hertz_stiffness(estar_wall, s->radius[k])};
+    }
   nb->n_active = n_active;
   nb->n_candidates = n_search;
   memcpy(s->x_build, s->x, n * sizeof *s->x);

@@ -57,9 +57,18 @@ struct dem_spheres {
 
 /* Verlet lists (sim/neighbors.c): full (both directions), in CSR form,
  * each sphere's list in ascending sphere index; same-body pairs never
- * enter. `active` lists, ascending, the spheres that have a neighbour or
- * were within reach of a wall at the build: the only ones the contact loop
- * visits. */
+ * enter. Beside each entry, the pair's r_i + r_j and Hertz stiffness
+ * 4/3 E* sqrt(R*), so that the contact loop reads only positions at
+ * random. `active` lists, ascending, the spheres that have a neighbour or
+ * were within reach of a wall at the build: the only ones the contact
+ * loop visits. */
+struct dem_nb_active {
+  int i;        /* the sphere */
+  int n;        /* its list's length */
+  size_t first; /* its list's start */
+  double r;     /* its radius */
+  double k_wall; /* Hertz stiffness against a wall, 4/3 E* sqrt(r) */
+};
 enum dem_broad_phase {
   DEM_BROAD_AUTO = 0, /* on when bodies have many spheres (see neighbors.h) */
   DEM_BROAD_ON = 1,
@@ -71,8 +80,9 @@ struct dem_neighbors {
   int broad_phase; /* enum dem_broad_phase: bodies' bounding spheres first */
   size_t *start;   /* n_spheres + 1 */
   int *list;
-  size_t capacity; /* of list */
-  int *active;
+  double *pair_rsum, *pair_k; /* beside list */
+  size_t capacity;            /* of list, pair_rsum, pair_k */
+  struct dem_nb_active *active;
   size_t n_active;
   long builds;
   size_t n_pairs;           /* pairs (each once) at the last build */

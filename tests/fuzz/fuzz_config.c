@@ -1,4 +1,4 @@
-/* libFuzzer target: the config loader, --set overrides, every section's checks and the YAML round trip. */
+/* libFuzzer target: config loader, --set, section checks, YAML round trip. */
 /* Input: YAML text. Lines "#set PATH=VALUE" are also applied as --set
  * overrides. For any input the loader must return a status (never crash,
  * leak or hang), and a tree it accepted must be emitted as YAML that loads
