@@ -86,6 +86,10 @@ void dem_forces_gather(struct dem_sim *sim) {
     double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
     for (size_t m = b->first_member[bi]; m < b->first_member[bi + 1]; m++) {
       size_t k = b->member_slot[m];
+      /* Spheres without contact add nothing, bitwise: f and t start at
+       * +0 and never become -0, so adding +-0 leaves them as they are. */
+      if (s->force[k][0] == 0 && s->force[k][1] == 0 && s->force[k][2] == 0)
+        continue;
       double arm[3], c[3];
       v3_add(f, f, s->force[k]);
       v3_sub(arm, s->x[k], b->x[bi]);

@@ -388,13 +388,15 @@ static inline void scan_range(const struct dem_nb_work *w, double skin,
 /* Each thread takes a fixed slice of the sorted spheres and pairs each
  * with the later spheres of its own cell row (the cell and the next one)
  * and of the four forward rows (y+1, z) and (y-1..y+1, z+1), three cells
- * wide. Rows come in ascending cell order, so each sphere's partners come
- * in ascending index. */
+ * wide: five contiguous ranges, the same for every sphere of a cell, so
+ * they are found once per cell. Rows come in ascending cell order, so each
+ * sphere's partners come in ascending index. */
 static void find_pairs(struct dem_sim *sim, size_t n_search) {
   struct dem_nb_work *w = sim->nb.work;
   const struct grid *g = &w->sg;
   const double skin = sim->nb.skin;
   const size_t *cs = g->cell_start;
+  const size_t d0 = g->dims[0], d1 = g->dims[1], d2 = g->dims[2];
 #pragma omp parallel if(n_search > DEM_PARALLEL_MIN)
   {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -403,22 +405,42 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
     out->failed = 0;
     size_t i0 = n_search * (size_t)t / (size_t)nt;
     size_t i1 = n_search * (size_t)(t + 1) / (size_t)nt;
+    /* the cell of sphere i0: the last c with cs[c] <= i0 */
+    size_t lo = 0, hi = g->n_cells;
+    while (hi - lo > 1) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (cs[mid] <= i0)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    size_t c = lo, cell_end = 0, row_end = 0;
+    size_t rb[4], re[4];
+    int nr = 0;
     for (size_t i = i0; i < i1; i++) {
-      size_t c[3];
-      grid_coords(g, w->sx[i], c);
-      size_t x0 = c[0] ? c[0] - 1 : 0;
-      size_t x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
-      size_t row = (c[2] * g->dims[1] + c[1]) * g->dims[0];
-      scan_range(w, skin, i, i + 1, cs[row + x1 + 1], out);
-      static const int fwd[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
-      for (int r = 0; r < 4; r++) {
-        long y = (long)c[1] + fwd[r][0];
-        size_t z = c[2] + (size_t)fwd[r][1];
-        if (y < 0 || y >= (long)g->dims[1] || z >= g->dims[2])
-          continue;
-        size_t rb = (z * g->dims[1] + (size_t)y) * g->dims[0];
-        scan_range(w, skin, i, cs[rb + x0], cs[rb + x1 + 1], out);
+      if (i >= cell_end || i == i0) {
+        while (cs[c + 1] <= i)
+          c++;
+        cell_end = cs[c + 1];
+        size_t cx = c % d0, cy = (c / d0) % d1, cz = c / (d0 * d1);
+        size_t x0 = cx ? cx - 1 : 0, x1 = cx + 1 < d0 ? cx + 1 : cx;
+        row_end = cs[c - cx + x1 + 1];
+        static const int fwd[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
+        nr = 0;
+        for (int r = 0; r < 4; r++) {
+          long y = (long)cy + fwd[r][0];
+          size_t z = cz + (size_t)fwd[r][1];
+          if (y < 0 || y >= (long)d1 || z >= d2)
+            continue;
+          size_t row = (z * d1 + (size_t)y) * d0;
+          rb[nr] = cs[row + x0];
+          re[nr] = cs[row + x1 + 1];
+          nr += re[nr] > rb[nr];
+        }
       }
+      scan_range(w, skin, i, i + 1, row_end, out);
+      for (int r = 0; r < nr; r++)
+        scan_range(w, skin, i, rb[r], re[r], out);
     }
   }
 }

@@ -42,7 +42,8 @@ struct dem_bodies {
   size_t *member_slot;  /* sphere index of each member, fixed member order */
 };
 
-/* Spheres, structure of arrays, sorted by cell at each neighbour build. */
+/* Spheres, structure of arrays, in body order (each body's members
+ * contiguous); the neighbour search sorts a copy by cell. */
 struct dem_spheres {
   size_t n;
   double (*x)[3];      /* lab position */
