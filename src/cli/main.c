@@ -1,6 +1,8 @@
 /* dem's command line: dispatches to the subcommands. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "dem/dem.h"
@@ -23,7 +25,21 @@ static void usage(FILE *f) {
           DEM_VERSION_STRING);
 }
 
+/* libgomp's default wait policy spins at each of a step's barriers; on a
+ * machine whose cores are shared with other jobs a spinning thread holds
+ * its core while its partner waits for a time slice, and two threads run
+ * 10-30x slower than one (docs/performance.md). libgomp reads the policy
+ * when it loads, before main, so dem sets it and runs itself again once,
+ * unless the user chose a policy. */
+static void prefer_passive_waiting(char **argv) {
+  if (getenv("OMP_WAIT_POLICY"))
+    return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0)
+    execv("/proc/self/exe", argv); /* returns only on failure: go on */
+}
+
 int main(int argc, char **argv) {
+  prefer_passive_waiting(argv);
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -61,6 +61,7 @@ const struct dem_rotation_integrator dem_rot_buss = {
     .leapfrog = 0,
     .normalise = 0,
     .torque_evaluations = 1,
+    .aux_size = 3,
     .start = buss_start,
     .before_force = buss_step,
     .after_force = NULL,

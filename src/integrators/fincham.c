@@ -72,6 +72,7 @@ const struct dem_rotation_integrator dem_rot_fincham = {
     .leapfrog = 1,
     .normalise = 1,
     .torque_evaluations = 1,
+    .aux_size = 3,
     .start = fincham_start,
     .before_force = fincham_step,
     .after_force = NULL,

@@ -62,6 +62,7 @@ const struct dem_rotation_integrator dem_rot_johnson = {
     .leapfrog = 0,
     .normalise = 1,
     .torque_evaluations = 1,
+    .aux_size = 3,
     .start = johnson_start,
     .before_force = johnson_step,
     .after_force = NULL,

@@ -83,6 +83,7 @@ const struct dem_rotation_integrator dem_rot_pcdm = {
     .leapfrog = 1,
     .normalise = 0,
     .torque_evaluations = 1,
+    .aux_size = 7,
     .start = pcdm_start,
     .before_force = pcdm_step,
     .after_force = NULL,

@@ -39,6 +39,7 @@ struct dem_rotation_integrator {
   int leapfrog;     /* w lags half a step at step boundaries */
   int normalise;    /* default: normalise q every step (1) or never (0) */
   int torque_evaluations; /* per step: 1, or 4 for rk4 */
+  int aux_size;           /* how many aux doubles it uses (copied per step) */
   void (*start)(struct dem_rot_state *s, const double inertia[3],
                 const double torque_lab[3], double dt);
   void (*before_force)(struct dem_rot_state *s, const double inertia[3],

@@ -73,7 +73,7 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
 #pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     struct dem_rot_state s;
-    dem_body_rot_load(b, (size_t)i, &s);
+    dem_body_rot_load(b, (size_t)i, &s, rot->aux_size);
     if (op->stage == DEM_STAGE_AFTER) {
       rot->after_force(&s, b->inertia[i], b->torque[i], h);
     } else if (rot->step_fn) {
@@ -86,7 +86,7 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
     }
     if (normalise && op->stage == DEM_STAGE_BEFORE)
       q_normalize(s.q);
-    dem_body_rot_store(b, (size_t)i, &s);
+    dem_body_rot_store(b, (size_t)i, &s, rot->aux_size);
   }
   return DEM_OK;
 }

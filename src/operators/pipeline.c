@@ -334,9 +334,9 @@ void dem_pipeline_start(struct dem_pipeline *p, struct dem_sim *sim) {
   double h = rop->dt_scale * sim->dt;
   for (size_t i = 0; i < b->n; i++) {
     struct dem_rot_state s;
-    dem_body_rot_load(b, i, &s);
+    dem_body_rot_load(b, i, &s, rop->rot->aux_size);
     rop->rot->start(&s, b->inertia[i], b->torque[i], h);
-    dem_body_rot_store(b, i, &s);
+    dem_body_rot_store(b, i, &s, rop->rot->aux_size);
   }
 }
 
@@ -366,7 +366,7 @@ void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
       v3_axpy(v[i], 0.5 * sim->dt / b->mass[i], b->force[i]);
     if (rop && rop->rot->sync) {
       struct dem_rot_state s;
-      dem_body_rot_load(b, (size_t)i, &s);
+      dem_body_rot_load(b, (size_t)i, &s, rop->rot->aux_size);
       rop->rot->sync(&s, b->inertia[i], b->torque[i],
                      rop->dt_scale * sim->dt, w[i]);
     } else {

@@ -68,16 +68,21 @@ static dem_status read_domain(const struct dem_node *root,
 
 static dem_status read_contact(const struct dem_node *root,
                                struct dem_sim *sim) {
-  static const char *const keys[] = {"model", "skin", NULL};
+  static const char *const keys[] = {"model", "skin", "broad_phase", NULL};
   static const char *const models[] = {"hertz", NULL};
+  /* In the order of enum dem_broad_phase. */
+  static const char *const broad[] = {"auto", "on", "off", NULL};
   const struct dem_node *m;
   int model;
   dem_status st;
   sim->nb.skin = -1;
+  sim->nb.broad_phase = DEM_BROAD_AUTO;
   if ((st = dem_cfg_mapping(root, "contact", 0, &m)) || !m)
     return st;
   if ((st = dem_cfg_check_keys(m, keys, "contact")) ||
-      (st = dem_cfg_choice(m, "model", 0, 0, models, &model)))
+      (st = dem_cfg_choice(m, "model", 0, 0, models, &model)) ||
+      (st = dem_cfg_choice(m, "broad_phase", 0, DEM_BROAD_AUTO, broad,
+                           &sim->nb.broad_phase)))
     return st;
   if (dem_node_get(m, "skin"))
     return dem_cfg_double(m, "skin", 1, 0, DEM_POSITIVE, &sim->nb.skin);

@@ -134,23 +134,25 @@ void dem_sim_release(struct dem_sim *sim);
 double dem_effective_modulus(const struct dem_material *a,
                              const struct dem_material *b);
 
-/* A body's rotational state, gathered for an integrator and put back. */
+/* A body's rotational state, gathered for an integrator and put back;
+ * only the n_aux scratch values the integrator uses are copied. */
 static inline void dem_body_rot_load(const struct dem_bodies *b, size_t i,
-                                     struct dem_rot_state *s) {
+                                     struct dem_rot_state *s, int n_aux) {
   for (int k = 0; k < 4; k++)
     s->q[k] = b->q[i][k];
   for (int k = 0; k < 3; k++)
     s->w[k] = b->w[i][k];
-  for (int k = 0; k < DEM_ROT_AUX; k++)
+  for (int k = 0; k < n_aux; k++)
     s->aux[k] = b->rot_aux[i * DEM_ROT_AUX + k];
 }
 static inline void dem_body_rot_store(struct dem_bodies *b, size_t i,
-                                      const struct dem_rot_state *s) {
+                                      const struct dem_rot_state *s,
+                                      int n_aux) {
   for (int k = 0; k < 4; k++)
     b->q[i][k] = s->q[k];
   for (int k = 0; k < 3; k++)
     b->w[i][k] = s->w[k];
-  for (int k = 0; k < DEM_ROT_AUX; k++)
+  for (int k = 0; k < n_aux; k++)
     b->rot_aux[i * DEM_ROT_AUX + k] = s->aux[k];
 }
 
