@@ -279,6 +279,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
+    # dem itself runs with passive waiting unless told otherwise (see
+    # src/cli/main.c); the in-process driver and LAMMPS get the same.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
     os.makedirs(a.work, exist_ok=True)
     dem = os.path.join(a.build, "dem")
