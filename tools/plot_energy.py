@@ -18,9 +18,9 @@ os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
-import h5py  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from demfile import open_dem_file  # noqa: E402
 
 # Fill values of the /energy columns (src/io/h5_util.h): rows of a run
 # killed in the middle of a flush may read as these; they are dropped.
@@ -34,15 +34,7 @@ def _text(value):
 
 def read_energy(path):
     """(time, total, scheme) of a dem output file; ValueError if unusable."""
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: No such file or directory")
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise ValueError(f"{path}: cannot open as HDF5 ({e})") from None
-    with f:
-        if "dem_version" not in f.attrs:
-            raise ValueError(f"{path}: not a dem output file (no dem_version attribute)")
+    with open_dem_file(path) as f:
         if "energy" not in f:
             raise ValueError(f"{path}: not a dem output file (no /energy)")
         g = f["energy"]

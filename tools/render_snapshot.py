@@ -17,9 +17,9 @@ os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
-import h5py  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from demfile import open_dem_file  # noqa: E402
 
 
 def _text(value):
@@ -48,15 +48,7 @@ def read_box(f):
 
 def read_snapshot(path, which):
     """(name, time, step, positions, radii, bodies, box) of one snapshot."""
-    if not os.path.exists(path):
-        raise ValueError(f"{path}: No such file or directory")
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise ValueError(f"{path}: cannot open as HDF5 ({e})") from None
-    with f:
-        if "dem_version" not in f.attrs:
-            raise ValueError(f"{path}: not a dem output file (no dem_version attribute)")
+    with open_dem_file(path) as f:
         names = sorted((k for k in f.get("snapshots", {}).keys() if k.isdigit()), key=int)
         if not names:
             raise ValueError(f"{path}: no snapshots")

@@ -67,24 +67,24 @@ void dem_cylinder_q_step_magnus4(double q[4], double t, double h) {
   rot_q_mul_exp(q, v);
 }
 
-void dem_cylinder_q_magnus4(double t, double h_max, double q[4]) {
+/* q(t) from q(0) = 1 by equal steps of `step`, no longer than h_max. */
+static void integrate_q(void (*step)(double q[4], double t, double h),
+                        double t, double h_max, double q[4]) {
   long n = (long)ceil(t / h_max);
   if (n < 1)
     n = 1;
   double h = t / (double)n;
   q_set(q, 1.0, 0.0, 0.0, 0.0);
   for (long i = 0; i < n; i++)
-    dem_cylinder_q_step_magnus4(q, (double)i * h, h);
+    step(q, (double)i * h, h);
+}
+
+void dem_cylinder_q_magnus4(double t, double h_max, double q[4]) {
+  integrate_q(dem_cylinder_q_step_magnus4, t, h_max, q);
 }
 
 void dem_cylinder_q(double t, double h_max, double q[4]) {
-  long n = (long)ceil(t / h_max);
-  if (n < 1)
-    n = 1;
-  double h = t / (double)n;
-  q_set(q, 1.0, 0.0, 0.0, 0.0);
-  for (long i = 0; i < n; i++)
-    dem_cylinder_q_step(q, (double)i * h, h);
+  integrate_q(dem_cylinder_q_step, t, h_max, q);
 }
 
 double dem_rel_l1(const double *v, const double *ref, int n) {

@@ -289,6 +289,25 @@ done:
   return st;
 }
 
+/* A writer with no file open yet, holding its path and sidecar path. */
+static dem_status writer_new(const char *path, struct dem_h5_writer **out) {
+  struct dem_h5_writer *w = calloc(1, sizeof *w);
+  if (!w)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+  w->file = w->snapshots = -1;
+  for (int c = 0; c < ENERGY_COLUMNS; c++)
+    w->energy[c] = -1;
+  w->path = strdup(path);
+  w->xmf_path = dem_xdmf_path(path);
+  if (!w->path || !w->xmf_path) {
+    writer_free(w);
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
+  }
+  w->h5_name = base_name(w->path);
+  *out = w;
+  return DEM_OK;
+}
+
 dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out) {
@@ -309,19 +328,8 @@ dem_status dem_h5_create(const char *path, int force,
       return dem_fail(DEM_ERR_IO, "%s: exists (use --force to overwrite)",
                       path);
   }
-  w = calloc(1, sizeof *w);
-  if (!w)
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
-  w->file = w->snapshots = -1;
-  for (int c = 0; c < ENERGY_COLUMNS; c++)
-    w->energy[c] = -1;
-  w->path = strdup(path);
-  w->xmf_path = dem_xdmf_path(path);
-  if (!w->path || !w->xmf_path) {
-    writer_free(w);
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
-  }
-  w->h5_name = base_name(w->path);
+  if ((st = writer_new(path, &w)))
+    return st;
 
   st = make_temp(path, &tmp);
   if (st != DEM_OK) {
@@ -783,19 +791,8 @@ dem_status dem_h5_open_append(const char *path, long last_step,
     return dem_fail(DEM_ERR_IO, "%s: %s", path, strerror(errno));
   if (S_ISDIR(sb.st_mode))
     return dem_fail(DEM_ERR_IO, "%s: is a directory", path);
-  w = calloc(1, sizeof *w);
-  if (!w)
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
-  w->file = w->snapshots = -1;
-  for (int c = 0; c < ENERGY_COLUMNS; c++)
-    w->energy[c] = -1;
-  w->path = strdup(path);
-  w->xmf_path = dem_xdmf_path(path);
-  if (!w->path || !w->xmf_path) {
-    writer_free(w);
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
-  }
-  w->h5_name = base_name(w->path);
+  if ((st = writer_new(path, &w)))
+    return st;
   fapl = writer_fapl();
   if (fapl < 0) {
     st = dem_h5u_fail(path, "cannot set up file access");
