@@ -279,9 +279,10 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    # dem itself runs with passive waiting unless told otherwise (see
-    # src/cli/main.c); the in-process driver and LAMMPS get the same.
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    # dem itself spins briefly at barriers unless told otherwise (see
+    # src/cli/main.c); the in-process driver gets the same.
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
     os.makedirs(a.work, exist_ok=True)
     dem = os.path.join(a.build, "dem")

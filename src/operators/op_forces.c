@@ -1,14 +1,23 @@
 /* Operators of the force stage: reset, sphere update, neighbours, Hertz, gather. */
-#include <string.h>
-
 #include "operators/op_common.h"
 #include "sim/forces.h"
 #include "sim/neighbors.h"
 
 static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
-  memset(sim->s.force, 0, sim->s.n * sizeof *sim->s.force);
-  memset(sim->b.force, 0, sim->b.n * sizeof *sim->b.force);
-  memset(sim->b.torque, 0, sim->b.n * sizeof *sim->b.torque);
+  long ns = (long)sim->s.n, nb = (long)sim->b.n;
+  /* In parallel: a serial memset was 5 % of a step that two threads
+   * otherwise split. */
+#pragma omp parallel if(ns > DEM_PARALLEL_MIN)
+  {
+#pragma omp for schedule(static) nowait
+    for (long i = 0; i < ns; i++)
+      sim->s.force[i][0] = sim->s.force[i][1] = sim->s.force[i][2] = 0.0;
+#pragma omp for schedule(static)
+    for (long i = 0; i < nb; i++) {
+      sim->b.force[i][0] = sim->b.force[i][1] = sim->b.force[i][2] = 0.0;
+      sim->b.torque[i][0] = sim->b.torque[i][1] = sim->b.torque[i][2] = 0.0;
+    }
+  }
   return DEM_OK;
 }
 
