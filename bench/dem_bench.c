@@ -101,8 +101,8 @@ int main(int argc, char **argv) {
       break;
   if (st)
     fclose(st);
-  printf("threads %d\nspheres %zu\nbodies %zu\nsteps %ld\n", threads,
-         sim.s.n, sim.b.n, steps);
+  printf("threads %d\nspheres %zu\nbodies %zu\nsteps %ld\n", threads, sim.s.n,
+         sim.b.n, steps);
   printf("setup_seconds %.6f\nloop_seconds %.6f\n", t_setup, loop);
   printf("sphere_steps_per_second %.6e\n", (double)sim.s.n * steps / loop);
   for (size_t k = 0; k < p->n_ops; k++)
@@ -110,8 +110,8 @@ int main(int argc, char **argv) {
   printf("op output_energy_row %.6f\nop output_snapshot %.6f\n", t_energy,
          t_snapshot);
   printf("builds %ld\nskin %.6g\npairs %zu\nactive %zu\ncandidates %zu\n",
-         sim.nb.builds - builds0, sim.nb.skin, sim.nb.n_pairs,
-         sim.nb.n_active, sim.nb.n_candidates);
+         sim.nb.builds - builds0, sim.nb.skin, sim.nb.n_pairs, sim.nb.n_active,
+         sim.nb.n_candidates);
   printf("neighbor_bytes %zu\npeak_rss_bytes %ld\n",
          dem_neighbors_bytes(&sim.nb), hwm_kb * 1024L);
   printf("energy_start %.17g\nenergy_end %.17g\n", e0.total, e1.total);

@@ -89,8 +89,7 @@ static void check_lists_brute_force(const struct dem_sim *sim) {
       if (!(v3_dot(d, d) < range * range))
         continue;
       ck_assert_msg(k < nb->start[i + 1] && nb->list[k] == (int)j,
-                    "sphere %zu: pair with %zu missing or out of order", i,
-                    j);
+                    "sphere %zu: pair with %zu missing or out of order", i, j);
       k++;
       pairs++;
     }
@@ -119,9 +118,9 @@ static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
       if (dist2 >= rsum * rsum)
         continue;
       double dist = sqrt(dist2);
-      double fn = dem_hertz_force(estar_i[s->material[j]],
-                                  s->radius[i] * s->radius[j] / rsum,
-                                  rsum - dist);
+      double fn =
+          dem_hertz_force(estar_i[s->material[j]],
+                          s->radius[i] * s->radius[j] / rsum, rsum - dist);
       v3_axpy(fi, fn / dist, d);
     }
     for (int k = 0; k < 3; k++) {
@@ -157,12 +156,11 @@ static void check_against_brute_force(struct dem_sim *sim, int broad) {
     ck_assert_msg(memcmp(f[i], sim->s.force[i], sizeof f[i]) == 0,
                   "sphere %zu: force (%.17g %.17g %.17g), brute force "
                   "(%.17g %.17g %.17g)",
-                  i, sim->s.force[i][0], sim->s.force[i][1],
-                  sim->s.force[i][2], f[i][0], f[i][1], f[i][2]);
+                  i, sim->s.force[i][0], sim->s.force[i][1], sim->s.force[i][2],
+                  f[i][0], f[i][1], f[i][2]);
     touching += v3_dot(f[i], f[i]) > 0;
   }
-  ck_assert_msg(touching > 20, "only %zu spheres touch: a weak test",
-                touching);
+  ck_assert_msg(touching > 20, "only %zu spheres touch: a weak test", touching);
   free(f);
 }
 

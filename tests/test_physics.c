@@ -1,4 +1,5 @@
-/* Physics of the engine end to end: quaternions, Hertz, collisions, pipelines, threads. */
+/* Physics of the engine end to end: quaternions, Hertz, collisions, pipelines,
+ * threads. */
 #include <math.h>
 #include <omp.h>
 
@@ -192,7 +193,8 @@ START_TEST(cylinder_pipeline_matches_integrator_and_analytic) {
     double wa[3], qa[4];
     dem_cylinder_w(1.0, wa);
     dem_cylinder_q(1.0, 1e-5, qa);
-    double err = 0.5 * (dem_rel_l1(f.sim.b.q[0], qa, 4) + dem_rel_l1(w[0], wa, 3));
+    double err =
+        0.5 * (dem_rel_l1(f.sim.b.q[0], qa, 4) + dem_rel_l1(w[0], wa, 3));
     ck_assert_msg(err < 0.1, "%s: error %.3g at dt = 1e-3", rot->name, err);
     if (strcmp(rot->name, "spiral_leapfrog") == 0)
       ck_assert_msg(err < 1e-5, "spiral_leapfrog: error %.3g", err);
@@ -295,8 +297,7 @@ START_TEST(bitwise_same_for_one_and_two_threads) {
   ck_assert_mem_eq(f1.sim.b.v, f2.sim.b.v, nb * sizeof *f1.sim.b.v);
   ck_assert_mem_eq(f1.sim.b.q, f2.sim.b.q, nb * sizeof *f1.sim.b.q);
   ck_assert_mem_eq(f1.sim.b.w, f2.sim.b.w, nb * sizeof *f1.sim.b.w);
-  ck_assert_mem_eq(f1.sim.b.force, f2.sim.b.force,
-                   nb * sizeof *f1.sim.b.force);
+  ck_assert_mem_eq(f1.sim.b.force, f2.sim.b.force, nb * sizeof *f1.sim.b.force);
   /* some bodies have collided, so the test covers contact forces */
   int touched = 0;
   for (size_t i = 0; i < nb; i++)
@@ -337,8 +338,7 @@ START_TEST(scheme_rules_are_checked) {
     snprintf(yaml, sizeof yaml, "%s%s\n", base, cases[i].scheme);
     const char *msg = fixture_fail(yaml);
     ck_assert_msg(strstr(msg, cases[i].expect) && strstr(msg, "test.yaml:"),
-                  "case %zu: message '%s' lacks '%s'", i, msg,
-                  cases[i].expect);
+                  "case %zu: message '%s' lacks '%s'", i, msg, cases[i].expect);
   }
 }
 END_TEST

@@ -2,7 +2,8 @@
 #ifndef DEM_STATUS_H
 #define DEM_STATUS_H
 
-/* X(name, value, message). Exit codes of the CLI follow dem_status_exit_code(). */
+/* X(name, value, message). Exit codes of the CLI follow dem_status_exit_code().
+ */
 #define DEM_STATUS_LIST(X)                                                     \
   X(DEM_OK, 0, "success")                                                      \
   X(DEM_ERR_USAGE, 1, "bad command line")                                      \
@@ -10,7 +11,7 @@
   X(DEM_ERR_IO, 3, "file input/output failed")                                 \
   X(DEM_ERR_NOMEM, 4, "out of memory")                                         \
   X(DEM_ERR_NUMERIC, 5, "numerical trouble (NaN, Inf or tunnelling)")          \
-  X(DEM_ERR_SETUP, 6, "could not set up the system")                          \
+  X(DEM_ERR_SETUP, 6, "could not set up the system")                           \
   X(DEM_ERR_INTERRUPTED, 7, "interrupted by a signal")                         \
   X(DEM_ERR_INTERNAL, 8, "internal error")
 

@@ -24,7 +24,8 @@ int dem_cmd_operators(int argc, char **argv) {
   for (size_t i = 0; dem_rotation_integrators[i]; i++) {
     const struct dem_rotation_integrator *r = dem_rotation_integrators[i];
     printf("%s%s\n  %s\n\n", r->name,
-           r->after_force ? " (two stages)" : (r->leapfrog ? " (leapfrog)" : ""),
+           r->after_force ? " (two stages)"
+                          : (r->leapfrog ? " (leapfrog)" : ""),
            r->doc);
   }
   return 0;

@@ -57,8 +57,9 @@ int dem_cmd_run(int argc, char **argv) {
       char *end;
       long n = strtol(argv[++i], &end, 10);
       if (*end || n < 1 || n > 4096) {
-        fprintf(stderr, "dem: --threads: expected a positive integer, found "
-                        "'%s'\n",
+        fprintf(stderr,
+                "dem: --threads: expected a positive integer, found "
+                "'%s'\n",
                 argv[i]);
         goto done;
       }

@@ -1,4 +1,5 @@
-/* YAML configuration: a node tree that keeps line:col, typed getters, --set overrides. */
+/* YAML configuration: a node tree that keeps line:col, typed getters, --set
+ * overrides. */
 #ifndef DEM_CONFIG_H
 #define DEM_CONFIG_H
 
@@ -12,8 +13,8 @@ enum dem_node_kind { DEM_NODE_SCALAR, DEM_NODE_SEQUENCE, DEM_NODE_MAPPING };
 struct dem_node; /* opaque; owned by its dem_config */
 
 struct dem_config {
-  char *path;             /* file name used in messages */
-  struct dem_node *root;  /* a mapping */
+  char *path;            /* file name used in messages */
+  struct dem_node *root; /* a mapping */
 };
 
 /* Parses a YAML file. Malformed YAML, duplicate keys, anchors/aliases or a
@@ -51,12 +52,12 @@ int dem_node_col(const struct dem_node *n);  /* 1-based */
 const char *dem_node_file(const struct dem_node *n);
 size_t dem_node_size(const struct dem_node *n); /* items / pairs; 0 scalar */
 const struct dem_node *dem_node_at(const struct dem_node *seq_or_map,
-                                   size_t i);      /* value i */
+                                   size_t i); /* value i */
 const char *dem_node_key_at(const struct dem_node *map, size_t i);
 const struct dem_node *dem_node_key_node_at(const struct dem_node *map,
                                             size_t i); /* key's position */
 const struct dem_node *dem_node_get(const struct dem_node *map,
-                                    const char *key); /* NULL if absent */
+                                    const char *key);  /* NULL if absent */
 const char *dem_node_scalar(const struct dem_node *n); /* NULL if not scalar */
 
 /* Typed reads. Each fails with DEM_ERR_CONFIG and a message of the form
@@ -65,14 +66,15 @@ const char *dem_node_scalar(const struct dem_node *n); /* NULL if not scalar */
  * position of the mapping and "missing required key 'time_step'").
  * `key` is looked up in `map`; `def` is used when the key is absent and
  * `required` is 0 (a NULL `map`, an absent section, counts as empty).
- * *out is written only on success. Ranges: lo/hi with DEM_OPEN/DEM_CLOSED ends; pass
- * -HUGE_VAL/HUGE_VAL for none. Integers must be written as integers. */
+ * *out is written only on success. Ranges: lo/hi with DEM_OPEN/DEM_CLOSED ends;
+ * pass -HUGE_VAL/HUGE_VAL for none. Integers must be written as integers. */
 enum dem_bound { DEM_CLOSED = 0, DEM_OPEN = 1 };
 struct dem_range {
   double lo, hi;
   enum dem_bound lo_kind, hi_kind;
 };
-#define DEM_ANY ((struct dem_range){-HUGE_VAL, HUGE_VAL, DEM_CLOSED, DEM_CLOSED})
+#define DEM_ANY                                                                \
+  ((struct dem_range){-HUGE_VAL, HUGE_VAL, DEM_CLOSED, DEM_CLOSED})
 #define DEM_POSITIVE ((struct dem_range){0.0, HUGE_VAL, DEM_OPEN, DEM_CLOSED})
 #define DEM_NONNEGATIVE                                                        \
   ((struct dem_range){0.0, HUGE_VAL, DEM_CLOSED, DEM_CLOSED})

@@ -1,4 +1,5 @@
-/* Deterministic random numbers: splitmix64-seeded xoshiro256** (static inline). */
+/* Deterministic random numbers: splitmix64-seeded xoshiro256** (static inline).
+ */
 #ifndef DEM_RNG_H
 #define DEM_RNG_H
 

@@ -68,8 +68,8 @@ void dem_cylinder_q_step_magnus4(double q[4], double t, double h) {
 }
 
 /* q(t) from q(0) = 1 by equal steps of `step`, no longer than h_max. */
-static void integrate_q(void (*step)(double q[4], double t, double h),
-                        double t, double h_max, double q[4]) {
+static void integrate_q(void (*step)(double q[4], double t, double h), double t,
+                        double h_max, double q[4]) {
   long n = (long)ceil(t / h_max);
   if (n < 1)
     n = 1;

@@ -34,10 +34,10 @@ typedef void (*dem_torque_fn)(void *ctx, double t, const double q[4],
  * One-stage schemes do all their work in before_force and leave
  * after_force NULL. */
 struct dem_rotation_integrator {
-  const char *name; /* as used in YAML: spiral_leapfrog, omelyan, ... */
-  const char *doc;  /* one paragraph: source, order, what it stores */
-  int leapfrog;     /* w lags half a step at step boundaries */
-  int normalise;    /* default: normalise q every step (1) or never (0) */
+  const char *name;       /* as used in YAML: spiral_leapfrog, omelyan, ... */
+  const char *doc;        /* one paragraph: source, order, what it stores */
+  int leapfrog;           /* w lags half a step at step boundaries */
+  int normalise;          /* default: normalise q every step (1) or never (0) */
   int torque_evaluations; /* per step: 1, or 4 for rk4 */
   int aux_size;           /* how many aux doubles it uses (copied per step) */
   void (*start)(struct dem_rot_state *s, const double inertia[3],

@@ -157,9 +157,9 @@ struct dem_snapshot_data {
   double (*state_angular_velocity)[3];
   double *state_rot_aux; /* n_bodies x aux_width */
   size_t aux_width;
-  int *state_sphere_member;              /* NULL when not stored */
-  double (*state_sphere_x_build)[3];     /* NULL when not stored */
-  double (*state_body_x_build)[3];       /* NULL when not stored */
+  int *state_sphere_member;          /* NULL when not stored */
+  double (*state_sphere_x_build)[3]; /* NULL when not stored */
+  double (*state_body_x_build)[3];   /* NULL when not stored */
 };
 
 /* Reads /snapshots/NNNNNN with NNNNNN = index, or the last one (highest

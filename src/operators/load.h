@@ -1,4 +1,5 @@
-/* Prescribed loads: a force and/or torque on bodies, constant or a function of time. */
+/* Prescribed loads: a force and/or torque on bodies, constant or a function of
+ * time. */
 #ifndef DEM_LOAD_H
 #define DEM_LOAD_H
 

@@ -10,8 +10,8 @@ static inline dem_status dem_op_read_dt_scale(struct dem_op *op,
   op->dt_scale = 1.0;
   if (!params)
     return DEM_OK;
-  dem_status st = dem_cfg_double(params, "dt_scale", 0, 1.0, DEM_ANY,
-                                 &op->dt_scale);
+  dem_status st =
+      dem_cfg_double(params, "dt_scale", 0, 1.0, DEM_ANY, &op->dt_scale);
   if (!st && op->dt_scale == 0.0)
     return dem_cfg_error(dem_node_get(params, "dt_scale"),
                          "key 'dt_scale': must not be 0");

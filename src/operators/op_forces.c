@@ -1,4 +1,5 @@
-/* Operators of the force stage: reset, sphere update, neighbours, Hertz, gather. */
+/* Operators of the force stage: reset, sphere update, neighbours, Hertz,
+ * gather. */
 #include "operators/op_common.h"
 #include "sim/forces.h"
 #include "sim/neighbors.h"
@@ -7,7 +8,7 @@ static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
   long ns = (long)sim->s.n, nb = (long)sim->b.n;
   /* In parallel: a serial memset was 5 % of a step that two threads
    * otherwise split. */
-#pragma omp parallel if(ns > DEM_PARALLEL_MIN)
+#pragma omp parallel if (ns > DEM_PARALLEL_MIN)
   {
 #pragma omp for schedule(static) nowait
     for (long i = 0; i < ns; i++)

@@ -29,9 +29,9 @@ int dem_load_applies(const struct dem_load *l, long b) {
   return 0;
 }
 
-static const char *const load_params[] = {
-    "force", "torque", "frame", "function", "rate", "omega", "phase", "bodies",
-    NULL};
+static const char *const load_params[] = {"force",    "torque", "frame",
+                                          "function", "rate",   "omega",
+                                          "phase",    "bodies", NULL};
 
 static dem_status init_load(struct dem_op *op, const struct dem_node *params,
                             struct dem_sim *sim) {
@@ -84,7 +84,7 @@ static dem_status run_load(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const struct dem_load *l = op->load;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     if (!dem_load_applies(l, i))
       continue;

@@ -1,11 +1,11 @@
-/* The push_rotation operator: advances orientations and angular velocities with a chosen integrator. */
+/* The push_rotation operator: advances orientations and angular velocities with
+ * a chosen integrator. */
 #include "core/quat.h"
 #include "operators/load.h"
 #include "operators/op_common.h"
 
-static const char *const rotation_params[] = {"integrator", "stage",
-                                              "dt_scale", "normalise_every",
-                                              NULL};
+static const char *const rotation_params[] = {"integrator", "stage", "dt_scale",
+                                              "normalise_every", NULL};
 
 static dem_status init_rotation(struct dem_op *op,
                                 const struct dem_node *params,
@@ -56,8 +56,8 @@ static void add_loads(const struct dem_pipeline *p, long body, double t,
   }
 }
 
-static void torque_at(void *ctx, double t, const double q[4],
-                      const double w[3], double torque_lab[3]) {
+static void torque_at(void *ctx, double t, const double q[4], const double w[3],
+                      double torque_lab[3]) {
   const struct torque_ctx *c = ctx;
   v3_copy(torque_lab, c->held);
   add_loads(c->p, c->body, t, q, 1.0, torque_lab);
@@ -70,7 +70,7 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
   const int normalise =
       op->normalise_every > 0 && (op->calls + 1) % op->normalise_every == 0;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     struct dem_rot_state s;
     dem_body_rot_load(b, (size_t)i, &s, rot->aux_size);

@@ -1,4 +1,5 @@
-/* Translation pushes: velocity kick from force and position drift from velocity. */
+/* Translation pushes: velocity kick from force and position drift from
+ * velocity. */
 #include "core/vec3.h"
 #include "operators/op_common.h"
 
@@ -13,7 +14,7 @@ static dem_status run_push_velocity(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const double h = op->dt_scale * sim->dt;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++)
     v3_axpy(b->v[i], h / b->mass[i], b->force[i]);
   return DEM_OK;
@@ -32,7 +33,7 @@ static dem_status run_push_position(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const double h = op->dt_scale * sim->dt;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++)
     v3_axpy(b->x[i], h, b->v[i]);
   return DEM_OK;

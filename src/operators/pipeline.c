@@ -258,8 +258,8 @@ static dem_status load_named(struct dem_pipeline *p,
 }
 
 dem_status dem_pipeline_build(const struct dem_node *scheme,
-                              const struct dem_node *loads,
-                              struct dem_sim *sim, struct dem_pipeline **out) {
+                              const struct dem_node *loads, struct dem_sim *sim,
+                              struct dem_pipeline **out) {
   struct dem_pipeline *p = calloc(1, sizeof *p);
   struct dem_config *named = NULL;
   dem_status st;
@@ -359,7 +359,7 @@ void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
   const struct dem_bodies *b = &sim->b;
   const struct dem_op *rop = p->rotation;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     v3_copy(v[i], b->v[i]);
     if (p->half_step)
@@ -367,8 +367,8 @@ void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
     if (rop && rop->rot->sync) {
       struct dem_rot_state s;
       dem_body_rot_load(b, (size_t)i, &s, rop->rot->aux_size);
-      rop->rot->sync(&s, b->inertia[i], b->torque[i],
-                     rop->dt_scale * sim->dt, w[i]);
+      rop->rot->sync(&s, b->inertia[i], b->torque[i], rop->dt_scale * sim->dt,
+                     w[i]);
     } else {
       v3_copy(w[i], b->w[i]);
     }

@@ -1,4 +1,5 @@
-/* The time step as a list of operators, looked up by name in one const table. */
+/* The time step as a list of operators, looked up by name in one const table.
+ */
 #ifndef DEM_PIPELINE_H
 #define DEM_PIPELINE_H
 
@@ -10,9 +11,9 @@
 
 /* What an operator does to the state, so the pipeline can check a scheme. */
 enum dem_op_flags {
-  DEM_OP_FORCES = 1u << 0,  /* adds to or resets forces/torques */
-  DEM_OP_MOVES = 1u << 1,   /* changes body positions or orientations */
-  DEM_OP_SPHERES = 1u << 2, /* derives sphere positions from bodies */
+  DEM_OP_FORCES = 1u << 0,   /* adds to or resets forces/torques */
+  DEM_OP_MOVES = 1u << 1,    /* changes body positions or orientations */
+  DEM_OP_SPHERES = 1u << 2,  /* derives sphere positions from bodies */
   DEM_OP_CONTACTS = 1u << 3, /* reads sphere positions for contacts */
   DEM_OP_PUSH = 1u << 4,     /* integrates velocities or positions */
   DEM_OP_RESET = 1u << 5     /* zeroes the force accumulators */
@@ -44,7 +45,7 @@ struct dem_op {
   double dt_scale;
   const struct dem_rotation_integrator *rot; /* push_rotation */
   enum dem_rot_stage stage;
-  long normalise_every; /* push_rotation: 0 never */
+  long normalise_every;  /* push_rotation: 0 never */
   struct dem_load *load; /* prescribed_load */
   struct dem_pipeline *pipeline;
   double seconds; /* wall time spent in run() */
@@ -55,8 +56,8 @@ struct dem_pipeline {
   char *scheme_name;
   struct dem_op *ops;
   size_t n_ops;
-  int half_step;              /* v (and w) lag dt/2 at step boundaries */
-  size_t last_move;           /* index of the last MOVES operator + 1 (0: none) */
+  int half_step;    /* v (and w) lag dt/2 at step boundaries */
+  size_t last_move; /* index of the last MOVES operator + 1 (0: none) */
   const struct dem_op *rotation; /* the push_rotation used for sync */
 };
 
@@ -69,8 +70,8 @@ const struct dem_operator_type *dem_operator_find(const char *name);
  * (a list of {prescribed_load: {...}}, or NULL) are inserted after the
  * scheme's last force operator. */
 dem_status dem_pipeline_build(const struct dem_node *scheme,
-                              const struct dem_node *loads,
-                              struct dem_sim *sim, struct dem_pipeline **out);
+                              const struct dem_node *loads, struct dem_sim *sim,
+                              struct dem_pipeline **out);
 void dem_pipeline_free(struct dem_pipeline *p);
 
 /* Runs only the operators that compute forces (once, before step 1). */

@@ -94,15 +94,14 @@ static dem_status check_output(const struct dem_config *cfg,
     return dem_fail(DEM_ERR_USAGE,
                     "%soutput file '%s': '%s' is not a directory", where, path,
                     dir);
-  if (access(dir, W_OK | X_OK) != 0 ||
-      (!opt->restart && !can_create(dir)))
+  if (access(dir, W_OK | X_OK) != 0 || (!opt->restart && !can_create(dir)))
     return dem_fail(DEM_ERR_USAGE,
                     "%soutput file '%s': cannot write in directory '%s' (%s)",
                     where, path, dir, strerror(errno));
   int exists = stat(path, &sb) == 0;
   if (exists && S_ISDIR(sb.st_mode))
-    return dem_fail(DEM_ERR_USAGE, "%soutput file '%s' is a directory",
-                    where, path);
+    return dem_fail(DEM_ERR_USAGE, "%soutput file '%s' is a directory", where,
+                    path);
   if (opt->restart) {
     if (!exists || access(path, R_OK | W_OK) != 0)
       return dem_fail(DEM_ERR_USAGE, "--restart '%s': %s", path,
@@ -110,8 +109,10 @@ static dem_status check_output(const struct dem_config *cfg,
     return DEM_OK;
   }
   if (exists && opt->check_only)
-    fprintf(stderr, "  note: output file '%s' exists (dem run will need "
-                    "--force to overwrite it)\n", path);
+    fprintf(stderr,
+            "  note: output file '%s' exists (dem run will need "
+            "--force to overwrite it)\n",
+            path);
   else if (exists && !opt->force)
     return dem_fail(DEM_ERR_USAGE,
                     "%soutput file '%s' exists (use --force to overwrite "
@@ -130,8 +131,7 @@ static double rayleigh_time_step(const struct dem_sim *sim) {
     double g = m->young_modulus / (2.0 * (1.0 + m->poisson_ratio));
     for (size_t i = 0; i < sh->n_spheres; i++) {
       double dt = 3.14159265358979323846 * sh->radius[i] *
-                  sqrt(m->density / g) /
-                  (0.1631 * m->poisson_ratio + 0.8766);
+                  sqrt(m->density / g) / (0.1631 * m->poisson_ratio + 0.8766);
       if (dt < best)
         best = dt;
     }
@@ -213,8 +213,7 @@ static void hertz_time_step(const struct dem_sim *sim,
                              (size_t)sq->material];
           v = 2.0 * vmax;
         }
-        double tc = 2.87 *
-                    pow(mstar * mstar / (rstar * estar * estar), 0.2) *
+        double tc = 2.87 * pow(mstar * mstar / (rstar * estar * estar), 0.2) *
                     pow(v, -0.2);
         if (tc < out->contact_time)
           *out = (struct hertz_limit){tc, v, sp->name,
@@ -231,8 +230,8 @@ static void print_setup(const struct dem_sim *sim,
                         const char *output_path, int quiet) {
   if (!quiet) {
     fprintf(stderr, "dem %s: %zu bodies, %zu spheres, scheme %s, %d threads\n",
-            DEM_VERSION_STRING, sim->b.n, sim->s.n,
-            sim->pipeline->scheme_name, omp_get_max_threads());
+            DEM_VERSION_STRING, sim->b.n, sim->s.n, sim->pipeline->scheme_name,
+            omp_get_max_threads());
     if (out->print_shapes)
       for (size_t k = 0; k < sim->n_shapes; k++) {
         const struct dem_shape *sh = &sim->shapes[k];
@@ -293,8 +292,8 @@ struct run_state {
   size_t n_rows;
   long last_snapshot_step;
   long last_row_step; /* step of the last energy row recorded */
-  long first_step; /* step this process started from (restart: > 0) */
-  int *member;     /* per-sphere member index, as the snapshot stores it */
+  long first_step;    /* step this process started from (restart: > 0) */
+  int *member;        /* per-sphere member index, as the snapshot stores it */
   double (*body_x_build)[3]; /* body positions at the last neighbour build */
   long builds_seen;          /* sim->nb.builds when body_x_build was taken */
 };
@@ -319,8 +318,8 @@ static void progress(const struct run_state *r, double started, int final) {
   fprintf(stderr,
           "%st = %.6g / %.6g s  step %ld / %ld  %.4g steps/s  "
           "%.4g sphere-steps/s  ETA %.0f s%s",
-          isatty(2) ? "\r" : "", sim->t, sim->end_time, sim->step,
-          sim->n_steps, rate, rate * (double)sim->s.n, eta,
+          isatty(2) ? "\r" : "", sim->t, sim->end_time, sim->step, sim->n_steps,
+          rate, rate * (double)sim->s.n, eta,
           (final || !isatty(2)) ? "\n" : "   ");
   fflush(stderr);
 }
@@ -421,7 +420,9 @@ static int state_suspect(const struct dem_sim *sim) {
   const struct dem_walls *w = &sim->walls;
   long nb = (long)b->n, ns = (long)s->n;
   int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if(nb > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                      \
+    reduction(|                                                                \
+              : bad) if (nb > DEM_PARALLEL_MIN)
   for (long i = 0; i < nb; i++) {
     double z = 0.0;
     for (int k = 0; k < 3; k++)
@@ -433,7 +434,9 @@ static int state_suspect(const struct dem_sim *sim) {
   }
   if (bad || !w->enabled)
     return bad;
-#pragma omp parallel for schedule(static) reduction(| : bad) if(ns > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                      \
+    reduction(|                                                                \
+              : bad) if (ns > DEM_PARALLEL_MIN)
   for (long i = 0; i < ns; i++)
     for (int k = 0; k < 3; k++)
       bad |= s->x[i][k] < w->lo[k] - s->radius[i] ||
@@ -614,14 +617,17 @@ static dem_status restore_spheres(struct dem_sim *sim, const char *path,
   for (size_t k = 0; k < s->n; k++) {
     int body = d->sphere_body[k], m = d->state_sphere_member[k];
     if (body < 0 || (size_t)body >= b->n)
-      return dem_fail(DEM_ERR_USAGE, "--restart '%s': sphere %zu belongs to "
-                      "no body (%d)", path, k, body);
+      return dem_fail(DEM_ERR_USAGE,
+                      "--restart '%s': sphere %zu belongs to "
+                      "no body (%d)",
+                      path, k, body);
     const struct dem_shape *sh = &sim->shapes[b->shape[body]];
     size_t slot = b->first_member[body] + (size_t)m;
     if (m < 0 || (size_t)m >= sh->n_spheres ||
         b->member_slot[slot] != SIZE_MAX ||
         d->sphere_radius[k] != sh->radius[m])
-      return dem_fail(DEM_ERR_USAGE, "--restart '%s': sphere %zu (member %d "
+      return dem_fail(DEM_ERR_USAGE,
+                      "--restart '%s': sphere %zu (member %d "
                       "of body %d) does not match the config's shape '%s'",
                       path, k, m, body, sh->name);
     b->member_slot[slot] = k;
@@ -698,8 +704,10 @@ static dem_status run_config(struct dem_config *cfg,
   if (st)
     goto done;
   if (opt->restart && opt->output && strcmp(opt->restart, opt->output) != 0) {
-    st = dem_fail(DEM_ERR_USAGE, "--restart '%s' appends to that file: -o "
-                  "'%s' cannot name another", opt->restart, opt->output);
+    st = dem_fail(DEM_ERR_USAGE,
+                  "--restart '%s' appends to that file: -o "
+                  "'%s' cannot name another",
+                  opt->restart, opt->output);
     goto done;
   }
   if (opt->restart)
@@ -716,13 +724,12 @@ static dem_status run_config(struct dem_config *cfg,
   }
   if ((st = check_output(cfg, opt, output)))
     goto done;
-  if (!(r.body_x_build = calloc(sim.b.n ? sim.b.n : 1,
-                                sizeof *r.body_x_build))) {
+  if (!(r.body_x_build =
+            calloc(sim.b.n ? sim.b.n : 1, sizeof *r.body_x_build))) {
     st = dem_fail(DEM_ERR_NOMEM, "out of memory");
     goto done;
   }
-  if (opt->restart &&
-      (st = restart_from(&sim, opt->restart, r.body_x_build)))
+  if (opt->restart && (st = restart_from(&sim, opt->restart, r.body_x_build)))
     goto done;
   print_setup(&sim, &out, opt->check_only ? NULL : output,
               opt->quiet && !opt->check_only);

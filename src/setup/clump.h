@@ -12,18 +12,18 @@ struct dem_sphere_def {
 };
 
 struct dem_clump_props {
-  double volume;        /* of the union: overlaps counted once */
-  double mass;          /* density * volume */
-  double com[3];        /* centre of mass, input frame */
-  double inertia[3];    /* principal moments about the com, ascending */
-  double axes[4];       /* unit quaternion: principal frame -> input frame */
+  double volume;          /* of the union: overlaps counted once */
+  double mass;            /* density * volume */
+  double com[3];          /* centre of mass, input frame */
+  double inertia[3];      /* principal moments about the com, ascending */
+  double axes[4];         /* unit quaternion: principal frame -> input frame */
   double bounding_radius; /* max |c_i - com| + r_i */
-  int exact;            /* 1 if computed in closed form (no overlaps) */
-  int resolution;       /* planes z = const on which the union was
-                           integrated exactly, in the final (finest)
-                           quadrature (0 if exact); see docs/clumps.md */
-  double rel_change;    /* max relative change of volume and moments from
-                           the next coarser resolution (0 if exact) */
+  int exact;              /* 1 if computed in closed form (no overlaps) */
+  int resolution;         /* planes z = const on which the union was
+                             integrated exactly, in the final (finest)
+                             quadrature (0 if exact); see docs/clumps.md */
+  double rel_change;      /* max relative change of volume and moments from
+                             the next coarser resolution (0 if exact) */
 };
 
 /* Computes the mass properties of the union of n spheres at `density`.

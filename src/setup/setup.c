@@ -1,4 +1,5 @@
-/* Top-level configuration sections: simulation, domain, contact, scheme, output. */
+/* Top-level configuration sections: simulation, domain, contact, scheme,
+ * output. */
 #include "setup/setup.h"
 
 #include <stdlib.h>
@@ -6,15 +7,14 @@
 
 #include "operators/pipeline.h"
 
-static const char *const top_keys[] = {"simulation", "materials", "shapes",
-                                       "particles",  "domain",    "contact",
-                                       "scheme",     "loads",     "output",
-                                       NULL};
+static const char *const top_keys[] = {
+    "simulation", "materials", "shapes", "particles", "domain",
+    "contact",    "scheme",    "loads",  "output",    NULL};
 
 static dem_status read_simulation(const struct dem_node *root,
                                   struct dem_sim *sim) {
-  static const char *const keys[] = {"time_step", "end_time", "seed",
-                                     "gravity", NULL};
+  static const char *const keys[] = {"time_step", "end_time", "seed", "gravity",
+                                     NULL};
   static const double no_gravity[3] = {0, 0, 0};
   const struct dem_node *m;
   long seed;
@@ -25,8 +25,7 @@ static dem_status read_simulation(const struct dem_node *root,
       (st = dem_cfg_double(m, "end_time", 1, 0, DEM_NONNEGATIVE,
                            &sim->end_time)) ||
       (st = dem_cfg_long(m, "seed", 0, 1, 0, 0x7fffffffffffffffL, &seed)) ||
-      (st = dem_cfg_vec(m, "gravity", 0, no_gravity, 3, DEM_ANY,
-                        sim->gravity)))
+      (st = dem_cfg_vec(m, "gravity", 0, no_gravity, 3, DEM_ANY, sim->gravity)))
     return st;
   sim->seed = (uint64_t)seed;
   double steps = sim->end_time / sim->dt;
@@ -61,7 +60,7 @@ static dem_status read_domain(const struct dem_node *root,
       return dem_cfg_error(dem_node_get(box, "max"),
                            "key 'max': must exceed 'min' in every coordinate "
                            "(axis %c: min %g, max %g)",
-                           "xyz"[k], sim->walls.lo[k], sim->walls.hi[k]);
+                           "xyz"[k], sim -> walls.lo[k], sim->walls.hi[k]);
   sim->walls.enabled = 1;
   return DEM_OK;
 }
@@ -107,10 +106,11 @@ static dem_status read_output(const struct dem_config *cfg,
                  (st = dem_cfg_double(m, "snapshot_interval", 0, 0,
                                       DEM_NONNEGATIVE,
                                       &out->snapshot_interval)) ||
-                 (st = dem_cfg_double(m, "energy_interval", 0, 0,
-                                      DEM_NONNEGATIVE, &out->energy_interval)) ||
-                 (st = dem_cfg_bool(m, "print_shapes", 0, 1,
-                                    &out->print_shapes))
+                 (st =
+                      dem_cfg_double(m, "energy_interval", 0, 0,
+                                     DEM_NONNEGATIVE, &out->energy_interval)) ||
+                 (st =
+                      dem_cfg_bool(m, "print_shapes", 0, 1, &out->print_shapes))
              ? st
              : DEM_OK;
 }
@@ -121,8 +121,8 @@ dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
   dem_status st;
   if ((st = dem_cfg_check_keys(root, top_keys, "the top level")) ||
       (st = read_simulation(root, sim)) ||
-      (st = dem_setup_materials(root, sim)) ||
-      (st = read_domain(root, sim)) || (st = read_contact(root, sim)) ||
+      (st = dem_setup_materials(root, sim)) || (st = read_domain(root, sim)) ||
+      (st = read_contact(root, sim)) ||
       (st = dem_setup_shapes(cfg, root, sim)) ||
       (st = dem_setup_particles(root, sim)) ||
       (st = read_output(cfg, root, out)) ||

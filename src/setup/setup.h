@@ -6,10 +6,10 @@
 #include "sim/sim.h"
 
 struct dem_output_options {
-  const char *file;           /* points into the config tree */
-  double snapshot_interval;   /* simulated seconds; 0: first and last only */
-  double energy_interval;     /* simulated seconds */
-  int print_shapes;           /* print each shape's properties at start */
+  const char *file;         /* points into the config tree */
+  double snapshot_interval; /* simulated seconds; 0: first and last only */
+  double energy_interval;   /* simulated seconds */
+  int print_shapes;         /* print each shape's properties at start */
 };
 
 /* Reads every section of the config, checks it, and fills `sim` (bodies

@@ -1,4 +1,5 @@
-/* The particles section: explicit bodies and seeded random non-overlapping fills. */
+/* The particles section: explicit bodies and seeded random non-overlapping
+ * fills. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,9 @@ static size_t cell_hash(const struct placement *p, const double x[3],
   for (int k = 0; k < 3; k++) {
     /* Clamped so that absurd boxes (1e37 m) stay defined behaviour. */
     double f = floor(x[k] / p->h);
-    long c = (f > -1e15 && f < 1e15 ? (long)f : f > 0 ? (long)1e15 : 0) +
+    long c = (f > -1e15 && f < 1e15 ? (long)f
+              : f > 0               ? (long)1e15
+                                    : 0) +
              offset[k];
     h = (h ^ (uint64_t)c) * 1099511628211ULL;
   }
@@ -46,8 +49,7 @@ static long find_overlap(const struct placement *p, size_t b) {
           double ro = sim->shapes[bs->shape[o]].props.bounding_radius;
           if (v3_dot(d, d) >= (rb + ro) * (rb + ro))
             continue;
-          for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1];
-               i++)
+          for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1]; i++)
             for (size_t j = bs->first_member[o]; j < bs->first_member[o + 1];
                  j++) {
               double e[3], r = s->radius[i] + s->radius[j];
@@ -131,13 +133,10 @@ static dem_status find_shape(const struct dem_sim *sim,
 
 static dem_status place_explicit(struct placement *p, size_t b,
                                  const struct dem_node *def) {
-  static const char *const keys[] = {"shape",
-                                     "position",
-                                     "orientation",
-                                     "velocity",
-                                     "angular_velocity",
-                                     "angular_velocity_frame",
-                                     NULL};
+  static const char *const keys[] = {
+      "shape",    "position",         "orientation",
+      "velocity", "angular_velocity", "angular_velocity_frame",
+      NULL};
   static const char *const frames[] = {"lab", "body", NULL};
   static const double zero[3] = {0, 0, 0}, identity[4] = {1, 0, 0, 0};
   struct dem_sim *sim = p->sim;
@@ -150,8 +149,8 @@ static dem_status place_explicit(struct placement *p, size_t b,
       (st = dem_cfg_vec(def, "orientation", 0, identity, 4, DEM_ANY, q)) ||
       (st = dem_cfg_vec(def, "velocity", 0, zero, 3, DEM_ANY, sim->b.v[b])) ||
       (st = dem_cfg_vec(def, "angular_velocity", 0, zero, 3, DEM_ANY, w)) ||
-      (st = dem_cfg_choice(def, "angular_velocity_frame", 0, 0, frames,
-                           &frame)))
+      (st =
+           dem_cfg_choice(def, "angular_velocity_frame", 0, 0, frames, &frame)))
     return st;
   double norm = q_norm(q);
   if (fabs(norm - 1.0) > 1e-6)
@@ -168,8 +167,9 @@ static dem_status place_explicit(struct placement *p, size_t b,
     v3_copy(sim->b.w[b], w);
   int wall = outside_box(sim, b);
   if (wall >= 0)
-    return dem_cfg_error(def, "body %zu (shape '%s') is not inside the box "
-                              "(it crosses a wall normal to %c)",
+    return dem_cfg_error(def,
+                         "body %zu (shape '%s') is not inside the box "
+                         "(it crosses a wall normal to %c)",
                          b, sim->shapes[shape].name, "xyz"[wall]);
   long other = find_overlap(p, b);
   if (other >= 0)
@@ -182,9 +182,9 @@ static dem_status place_explicit(struct placement *p, size_t b,
 static dem_status place_random(struct placement *p, size_t first, long count,
                                const struct dem_node *def,
                                struct dem_rng *rng) {
-  static const char *const keys[] = {"shape",  "count",  "speed",
-                                     "angular_speed", "region", "max_attempts",
-                                     NULL};
+  static const char *const keys[] = {
+      "shape",  "count",        "speed", "angular_speed",
+      "region", "max_attempts", NULL};
   static const char *const region_keys[] = {"min", "max", NULL};
   struct dem_sim *sim = p->sim;
   double speed, angular_speed, lo[3], hi[3];
@@ -221,9 +221,10 @@ static dem_status place_random(struct placement *p, size_t first, long count,
   double region_volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
   double solid = (double)count * sim->shapes[shape].props.volume;
   if (solid > 0.64 * region_volume)
-    return dem_cfg_error(def, "random_fill: %ld bodies of shape '%s' need "
-                              "%.4g m^3, more than 64 %% of the region's "
-                              "%.4g m^3; use fewer bodies or a larger region",
+    return dem_cfg_error(def,
+                         "random_fill: %ld bodies of shape '%s' need "
+                         "%.4g m^3, more than 64 %% of the region's "
+                         "%.4g m^3; use fewer bodies or a larger region",
                          count, sim->shapes[shape].name, solid, region_volume);
   /* Centres stay a bounding radius inside the region, so every sphere is
    * inside it whatever the orientation. */
@@ -232,8 +233,9 @@ static dem_status place_random(struct placement *p, size_t first, long count,
     lo[k] += rb;
     hi[k] -= rb;
     if (!(lo[k] < hi[k]))
-      return dem_cfg_error(def, "random_fill: the region is too small for "
-                                "shape '%s' (bounding radius %g) along %c",
+      return dem_cfg_error(def,
+                           "random_fill: the region is too small for "
+                           "shape '%s' (bounding radius %g) along %c",
                            sim->shapes[shape].name, rb, "xyz"[k]);
   }
   for (long c = 0; c < count; c++) {
@@ -248,9 +250,10 @@ static dem_status place_random(struct placement *p, size_t first, long count,
       if (find_overlap(p, b) < 0 && outside_box(sim, b) < 0)
         break;
       if (++tries >= attempts_max)
-        return dem_cfg_error(def, "random_fill could not place body %ld of "
-                                  "%ld without overlap after %ld attempts; "
-                                  "use fewer bodies or a larger region",
+        return dem_cfg_error(def,
+                             "random_fill could not place body %ld of "
+                             "%ld without overlap after %ld attempts; "
+                             "use fewer bodies or a larger region",
                              c + 1, count, attempts_max);
     }
     double u[3];
@@ -265,9 +268,8 @@ static dem_status place_random(struct placement *p, size_t first, long count,
 }
 
 /* Counts bodies and spheres so the arrays are allocated once. */
-static dem_status count_bodies(const struct dem_node *list,
-                               struct dem_sim *sim, size_t *n_bodies,
-                               size_t *n_spheres) {
+static dem_status count_bodies(const struct dem_node *list, struct dem_sim *sim,
+                               size_t *n_bodies, size_t *n_spheres) {
   static const char *const kinds[] = {"body", "random_fill", NULL};
   *n_bodies = *n_spheres = 0;
   for (size_t i = 0; i < dem_node_size(list); i++) {

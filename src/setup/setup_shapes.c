@@ -1,4 +1,5 @@
-/* The shapes section: clump templates from inline spheres or sphere files, and their mass properties. */
+/* The shapes section: clump templates from inline spheres or sphere files, and
+ * their mass properties. */
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -46,8 +47,8 @@ static dem_status read_sphere_file(const struct dem_node *at, const char *path,
         *c = ' ';
     double v[4];
     char extra;
-    int got = sscanf(line, "%lf %lf %lf %lf %c", &v[0], &v[1], &v[2], &v[3],
-                     &extra);
+    int got =
+        sscanf(line, "%lf %lf %lf %lf %c", &v[0], &v[1], &v[2], &v[3], &extra);
     if (got == EOF || got == -1)
       continue; /* blank line */
     if (got != 4 || !(v[3] > 0)) {
@@ -97,8 +98,7 @@ static dem_status read_inline_spheres(const struct dem_node *list,
   for (size_t i = 0; i < n && !st; i++) {
     const struct dem_node *item = dem_node_at(list, i);
     if (!(st = dem_cfg_check_keys(item, keys, "a sphere")) &&
-        !(st = dem_cfg_vec(item, "center", 1, NULL, 3, DEM_ANY,
-                           s[i].center)))
+        !(st = dem_cfg_vec(item, "center", 1, NULL, 3, DEM_ANY, s[i].center)))
       st = dem_cfg_double(item, "radius", 1, 0, DEM_POSITIVE, &s[i].radius);
   }
   if (st) {
@@ -113,9 +113,9 @@ static dem_status read_inline_spheres(const struct dem_node *list,
 static dem_status read_shape(const struct dem_config *cfg,
                              const struct dem_node *def, const char *name,
                              struct dem_sim *sim, struct dem_shape *shape) {
-  static const char *const keys[] = {"material", "spheres", "file", "scale",
-                                     "mass", "inertia", "volume_tolerance",
-                                     NULL};
+  static const char *const keys[] = {
+      "material", "spheres",          "file", "scale", "mass",
+      "inertia",  "volume_tolerance", NULL};
   static const struct dem_range tolerance = {0, 0.1, DEM_OPEN, DEM_CLOSED};
   char where[160];
   const char *material;
@@ -128,14 +128,15 @@ static dem_status read_shape(const struct dem_config *cfg,
       (st = dem_setup_find_material(sim, dem_node_get(def, "material"),
                                     material, &shape->material)) ||
       (st = dem_cfg_double(def, "scale", 0, 1.0, DEM_POSITIVE, &scale)) ||
-      (st = dem_cfg_double(def, "volume_tolerance", 0, 1e-4, tolerance,
-                           &tol)) ||
+      (st =
+           dem_cfg_double(def, "volume_tolerance", 0, 1e-4, tolerance, &tol)) ||
       (st = dem_cfg_sequence(def, "spheres", 0, &spheres_node)))
     return st;
   const struct dem_node *file_node = dem_node_get(def, "file");
   if (!!spheres_node == !!file_node)
-    return dem_cfg_error(def, "shape '%s': give exactly one of 'spheres' "
-                              "(a list) or 'file' (x, y, z, r lines)",
+    return dem_cfg_error(def,
+                         "shape '%s': give exactly one of 'spheres' "
+                         "(a list) or 'file' (x, y, z, r lines)",
                          name);
   struct dem_sphere_def *defs = NULL;
   size_t n = 0;
@@ -173,8 +174,9 @@ static dem_status read_shape(const struct dem_config *cfg,
   const struct dem_node *inertia_node = dem_node_get(def, "inertia");
   if (!!mass_node != !!inertia_node) {
     free(defs);
-    return dem_cfg_error(def, "shape '%s': give both 'mass' and 'inertia' "
-                              "or neither",
+    return dem_cfg_error(def,
+                         "shape '%s': give both 'mass' and 'inertia' "
+                         "or neither",
                          name);
   }
   if (mass_node) {

@@ -1,4 +1,5 @@
-/* Hertz contact forces gathered per sphere and per body (no atomics, thread-count independent). */
+/* Hertz contact forces gathered per sphere and per body (no atomics,
+ * thread-count independent). */
 #include "sim/forces.h"
 
 #include "core/vec3.h"
@@ -53,7 +54,7 @@ void dem_forces_hertz(struct dem_sim *sim) {
   /* Only spheres with a listed neighbour or a wall within reach: the
    * others have no force to add. Everything but the positions is read in
    * order. */
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN / 4)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN / 4)
   for (long a = 0; a < n; a++) {
     const struct dem_nb_active *A = &active[a];
     const int i = A->i;
@@ -81,7 +82,7 @@ void dem_forces_gather(struct dem_sim *sim) {
   const struct dem_spheres *s = &sim->s;
   const double *g = sim->gravity;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long bi = 0; bi < n; bi++) {
     double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
     for (size_t m = b->first_member[bi]; m < b->first_member[bi + 1]; m++) {
@@ -109,10 +110,10 @@ double dem_energy_elastic(const struct dem_sim *sim, double *scratch) {
   long n = (long)s->n;
   if (!nb->start)
     return 0.0;
-  /* Each pair appears twice in full lists: count it from its lower index.
-   * Per-sphere terms, summed serially, so the total does not depend on
-   * the thread count. */
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+    /* Each pair appears twice in full lists: count it from its lower index.
+     * Per-sphere terms, summed serially, so the total does not depend on
+     * the thread count. */
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     double sum = 0.0;
     const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
@@ -127,8 +128,8 @@ double dem_energy_elastic(const struct dem_sim *sim, double *scratch) {
       if (dist2 >= rsum * rsum)
         continue;
       double rstar = s->radius[i] * s->radius[j] / rsum;
-      sum += dem_hertz_energy(estar_i[s->material[j]], rstar,
-                              rsum - sqrt(dist2));
+      sum +=
+          dem_hertz_energy(estar_i[s->material[j]], rstar, rsum - sqrt(dist2));
     }
     if (sim->walls.enabled) {
       double f[3] = {0, 0, 0};

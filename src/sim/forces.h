@@ -1,4 +1,5 @@
-/* Contact forces on spheres, their gathering onto bodies, and elastic energy. */
+/* Contact forces on spheres, their gathering onto bodies, and elastic energy.
+ */
 #ifndef DEM_FORCES_H
 #define DEM_FORCES_H
 

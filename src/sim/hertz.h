@@ -1,4 +1,5 @@
-/* Hertz normal contact: force and elastic energy from overlap (static inline). */
+/* Hertz normal contact: force and elastic energy from overlap (static inline).
+ */
 #ifndef DEM_HERTZ_H
 #define DEM_HERTZ_H
 

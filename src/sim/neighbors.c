@@ -51,7 +51,9 @@ int dem_neighbors_stale(const struct dem_sim *sim) {
   const double(*x0)[3] = (const double(*)[3])s->x_build;
   long n = (long)s->n;
   double worst = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : worst) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                      \
+    reduction(max                                                              \
+              : worst) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     double dx = x[i][0] - x0[i][0], dy = x[i][1] - x0[i][1],
            dz = x[i][2] - x0[i][2];
@@ -68,8 +70,9 @@ static dem_status grow(void **ptr, size_t *have, size_t want, size_t size) {
     return DEM_OK;
   void *p = realloc(*ptr, (want ? want : 1) * size);
   if (!p)
-    return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists "
-                                   "(%zu items of %zu bytes)",
+    return dem_fail(DEM_ERR_NOMEM,
+                    "out of memory for neighbour lists "
+                    "(%zu items of %zu bytes)",
                     want, size);
   *ptr = p;
   *have = want;
@@ -98,8 +101,10 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
     if (!w->cell_of || !w->order || !w->pos || !w->candidate || !nb->start ||
         !nb->active || !w->sx || !w->sr || !w->sb) {
       w->n_alloc = 0;
-      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists "
-                                     "of %zu spheres", n);
+      return dem_fail(DEM_ERR_NOMEM,
+                      "out of memory for neighbour lists "
+                      "of %zu spheres",
+                      n);
     }
     w->n_alloc = n;
   }
@@ -110,8 +115,10 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
     w->bradius = malloc(n_bodies * sizeof *w->bradius);
     if (!w->bcell_of || !w->border || !w->bradius) {
       w->bodies_alloc = 0;
-      return dem_fail(DEM_ERR_NOMEM, "out of memory for the broad phase of "
-                                     "%zu bodies", n_bodies);
+      return dem_fail(DEM_ERR_NOMEM,
+                      "out of memory for the broad phase of "
+                      "%zu bodies",
+                      n_bodies);
     }
     w->bodies_alloc = n_bodies;
   }
@@ -137,7 +144,8 @@ void dem_neighbors_release(struct dem_neighbors *nb) {
   if (!w)
     return;
   free(w->cell_of), free(w->order), free(w->pos), free(w->candidate);
-  free(w->sx), free(w->sr), free(w->sb), free(w->sg.cell_start), free(w->bg.cell_start);
+  free(w->sx), free(w->sr), free(w->sb), free(w->sg.cell_start),
+      free(w->bg.cell_start);
   free(w->bcell_of), free(w->border), free(w->bradius);
   for (int t = 0; t < w->n_tb; t++)
     free(w->tb[t].ij);
@@ -150,8 +158,8 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
   const struct dem_nb_work *w = nb->work;
   if (!w)
     return 0;
-  size_t bytes = sizeof *w + nb->capacity * (sizeof *nb->list +
-                                             2 * sizeof(double));
+  size_t bytes =
+      sizeof *w + nb->capacity * (sizeof *nb->list + 2 * sizeof(double));
   bytes += (w->n_alloc + 1) * sizeof *nb->start;
   bytes += w->n_alloc * (sizeof *nb->active + 3 * sizeof(size_t) + 1 +
                          sizeof *w->sx + sizeof *w->sr + sizeof *w->sb);
@@ -162,17 +170,19 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
   return bytes;
 }
 
-/* ---- grids ---------------------------------------------------------------- */
+/* ---- grids ----------------------------------------------------------------
+ */
 
 /* Bounding box of the points x (those with use[i] set, if use is given). */
 static void bounding_box(const double (*x)[3], size_t n,
-                         const unsigned char *use, double lo[3],
-                         double hi[3]) {
+                         const unsigned char *use, double lo[3], double hi[3]) {
   double lx = DBL_MAX, ly = DBL_MAX, lz = DBL_MAX;
   double hx = -DBL_MAX, hy = -DBL_MAX, hz = -DBL_MAX;
   long nn = (long)n;
-#pragma omp parallel for schedule(static) if(nn > DEM_PARALLEL_MIN) \
-    reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
+#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)           \
+    reduction(min                                                              \
+              : lx, ly, lz) reduction(max                                      \
+                                      : hx, hy, hz)
   for (long i = 0; i < nn; i++) {
     if (use && !use[i])
       continue;
@@ -247,7 +257,8 @@ static void counting_sort(size_t n, const size_t *key, size_t n_keys,
   start[0] = 0;
 }
 
-/* ---- sphere order --------------------------------------------------------- */
+/* ---- sphere order ---------------------------------------------------------
+ */
 
 /* Positions, radii and bodies of the spheres in cell order, for the
  * search (the spheres themselves stay in body order: each body's members
@@ -258,7 +269,7 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
   struct dem_nb_work *w = sim->nb.work;
   const size_t *order = w->order;
   long n = (long)n_search;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long k = 0; k < n; k++) {
     size_t i = order[k];
     w->sx[k][0] = s->x[i][0];
@@ -269,7 +280,8 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
   }
 }
 
-/* ---- broad phase ---------------------------------------------------------- */
+/* ---- broad phase ----------------------------------------------------------
+ */
 
 static inline int near_wall(const struct dem_walls *wl, const double x[3],
                             double reach) {
@@ -301,7 +313,7 @@ static dem_status broad_phase(struct dem_sim *sim) {
   dem_status st = grid_size(g, lo, hi, 2 * max_r + skin, 8 * b->n + 64);
   if (st)
     return st;
-#pragma omp parallel for schedule(static) if(nbod > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (nbod > DEM_PARALLEL_MIN)
   for (long k = 0; k < nbod; k++) {
     size_t c[3];
     grid_coords(g, b->x[k], c);
@@ -310,7 +322,7 @@ static dem_status broad_phase(struct dem_sim *sim) {
   counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
   const double *R = w->bradius;
   unsigned char *cand = w->candidate;
-#pragma omp parallel for schedule(static) if(nbod > DEM_PARALLEL_MIN / 8)
+#pragma omp parallel for schedule(static) if (nbod > DEM_PARALLEL_MIN / 8)
   for (long k = 0; k < nbod; k++) {
     const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
     for (size_t m = m0; m < m1; m++) {
@@ -319,9 +331,12 @@ static dem_status broad_phase(struct dem_sim *sim) {
     }
     size_t c[3];
     grid_coords(g, b->x[k], c);
-    size_t z0 = c[2] ? c[2] - 1 : 0, z1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : c[2];
-    size_t y0 = c[1] ? c[1] - 1 : 0, y1 = c[1] + 1 < g->dims[1] ? c[1] + 1 : c[1];
-    size_t x0 = c[0] ? c[0] - 1 : 0, x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
+    size_t z0 = c[2] ? c[2] - 1 : 0,
+           z1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : c[2];
+    size_t y0 = c[1] ? c[1] - 1 : 0,
+           y1 = c[1] + 1 < g->dims[1] ? c[1] + 1 : c[1];
+    size_t x0 = c[0] ? c[0] - 1 : 0,
+           x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
     for (size_t z = z0; z <= z1; z++)
       for (size_t y = y0; y <= y1; y++) {
         size_t row = (z * g->dims[1] + y) * g->dims[0];
@@ -349,7 +364,8 @@ static dem_status broad_phase(struct dem_sim *sim) {
   return DEM_OK;
 }
 
-/* ---- sphere phase --------------------------------------------------------- */
+/* ---- sphere phase ---------------------------------------------------------
+ */
 
 static inline int pair_push(struct pair_buf *p, int i, int j) {
   if (p->n == p->cap) {
@@ -397,7 +413,7 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
   const double skin = sim->nb.skin;
   const size_t *cs = g->cell_start;
   const size_t d0 = g->dims[0], d1 = g->dims[1], d2 = g->dims[2];
-#pragma omp parallel if(n_search > DEM_PARALLEL_MIN)
+#pragma omp parallel if (n_search > DEM_PARALLEL_MIN)
   {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
     struct pair_buf *out = &w->tb[t];
@@ -479,8 +495,10 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
     nb->capacity = cap;
     if (!nb->list || !nb->pair_rsum || !nb->pair_k) {
       nb->capacity = 0;
-      return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu neighbour "
-                                     "entries", start[n]);
+      return dem_fail(DEM_ERR_NOMEM,
+                      "out of memory for %zu neighbour "
+                      "entries",
+                      start[n]);
     }
   }
   int *list = nb->list;
@@ -497,7 +515,7 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
   const struct dem_spheres *s = &sim->s;
   const size_t nm = sim->n_materials;
   long nn = (long)n;
-#pragma omp parallel for schedule(static) if(nn > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
   for (long i = 0; i < nn; i++) {
     for (size_t k = start[i] + 1; k < start[i + 1]; k++) {
       int v = list[k];
@@ -544,11 +562,10 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   double lo[3], hi[3];
   bounding_box((const double(*)[3])s->x, n, use, lo, hi);
   struct grid *g = &w->sg;
-  if ((st = grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin,
-                      8 * n + 64)))
+  if ((st = grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin, 8 * n + 64)))
     return st;
   const long nn = (long)n;
-#pragma omp parallel for schedule(static) if(nn > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
   for (long i = 0; i < nn; i++) {
     size_t c[3];
     grid_coords(g, s->x[i], c);

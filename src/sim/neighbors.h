@@ -1,4 +1,5 @@
-/* Cell-sorted spheres and full Verlet neighbour lists (same-body pairs excluded). */
+/* Cell-sorted spheres and full Verlet neighbour lists (same-body pairs
+ * excluded). */
 #ifndef DEM_NEIGHBORS_H
 #define DEM_NEIGHBORS_H
 

@@ -1,4 +1,5 @@
-/* Allocation and release of the simulation state, and derived sphere positions. */
+/* Allocation and release of the simulation state, and derived sphere positions.
+ */
 #include "sim/sim.h"
 
 #include <stdlib.h>
@@ -9,9 +10,9 @@
 
 #define ALLOC(ptr, count)                                                      \
   do {                                                                         \
-    (ptr) = calloc((count) > 0 ? (count) : 1, sizeof *(ptr));                      \
+    (ptr) = calloc((count) > 0 ? (count) : 1, sizeof *(ptr));                  \
     if (!(ptr))                                                                \
-      return dem_fail(DEM_ERR_NOMEM, "out of memory allocating %zu bodies",   \
+      return dem_fail(DEM_ERR_NOMEM, "out of memory allocating %zu bodies",    \
                       n_bodies);                                               \
   } while (0)
 
@@ -86,7 +87,7 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
   long n = (long)s->n;
-#pragma omp parallel for schedule(static) if(n > DEM_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     int bi = s->body[i];
     double d[3];

@@ -1,4 +1,5 @@
-/* The simulation state: materials, shapes, bodies, spheres, walls, neighbour lists. */
+/* The simulation state: materials, shapes, bodies, spheres, walls, neighbour
+ * lists. */
 #ifndef DEM_SIM_H
 #define DEM_SIM_H
 
@@ -46,9 +47,9 @@ struct dem_bodies {
  * contiguous); the neighbour search sorts a copy by cell. */
 struct dem_spheres {
   size_t n;
-  double (*x)[3];      /* lab position */
+  double (*x)[3];       /* lab position */
   double (*x_build)[3]; /* position at the last neighbour build */
-  double (*offset)[3]; /* body principal frame */
+  double (*offset)[3];  /* body principal frame */
   double (*force)[3];
   double *radius;
   int *body;
@@ -64,10 +65,10 @@ struct dem_spheres {
  * were within reach of a wall at the build: the only ones the contact
  * loop visits. */
 struct dem_nb_active {
-  int i;        /* the sphere */
-  int n;        /* its list's length */
-  size_t first; /* its list's start */
-  double r;     /* its radius */
+  int i;         /* the sphere */
+  int n;         /* its list's length */
+  size_t first;  /* its list's start */
+  double r;      /* its radius */
   double k_wall; /* Hertz stiffness against a wall, 4/3 E* sqrt(r) */
 };
 enum dem_broad_phase {
@@ -103,7 +104,7 @@ struct dem_sim {
   double dt, t, end_time;
   double t_eval; /* time of the positions while a step runs (for loads) */
   long step, n_steps;
-  double t0;  /* time at step0; t = t0 + (step - step0) dt, no accumulation */
+  double t0; /* time at step0; t = t0 + (step - step0) dt, no accumulation */
   long step0;
   uint64_t seed;
   double gravity[3];
