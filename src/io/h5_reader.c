@@ -214,31 +214,6 @@ void dem_snapshot_data_free(struct dem_snapshot_data *d) {
   memset(d, 0, sizeof *d);
 }
 
-void dem_snapshot_data_view(const struct dem_snapshot_data *d,
-                            struct dem_snapshot *v) {
-  memset(v, 0, sizeof *v);
-  v->step = d->step;
-  v->time = d->time;
-  v->n_bodies = d->n_bodies;
-  v->position = (const double(*)[3])d->position;
-  v->velocity = (const double(*)[3])d->velocity;
-  v->orientation = (const double(*)[4])d->orientation;
-  v->angular_velocity = (const double(*)[3])d->angular_velocity;
-  v->mass = d->mass;
-  v->inertia = (const double(*)[3])d->inertia;
-  v->shape = d->shape;
-  v->n_spheres = d->n_spheres;
-  v->sphere_position = (const double(*)[3])d->sphere_position;
-  v->sphere_radius = d->sphere_radius;
-  v->sphere_body = d->sphere_body;
-  v->state_velocity = (const double(*)[3])d->state_velocity;
-  v->state_angular_velocity = (const double(*)[3])d->state_angular_velocity;
-  v->state_rot_aux = d->state_rot_aux;
-  v->aux_width = d->aux_width;
-  v->state_sphere_member = d->state_sphere_member;
-  v->state_sphere_x_build = (const double(*)[3])d->state_sphere_x_build;
-  v->state_body_x_build = (const double(*)[3])d->state_body_x_build;
-}
 
 /* Where a dataset is read from and what shape it must have. */
 struct read_ctx {

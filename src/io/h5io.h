@@ -175,9 +175,6 @@ dem_status dem_h5_read_last_snapshot(const char *path,
  * numbered without gaps, as the writer does). */
 dem_status dem_h5_snapshot_count(const char *path, size_t *n);
 void dem_snapshot_data_free(struct dem_snapshot_data *d);
-/* A read-only view of d in the writer's form (e.g. to write it again). */
-void dem_snapshot_data_view(const struct dem_snapshot_data *d,
-                            struct dem_snapshot *view);
 
 /* The /config text and root attributes of an output file (malloc'ed
  * strings the caller frees; pass NULL for what is not wanted). */

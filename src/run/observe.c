@@ -51,23 +51,6 @@ void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
                                  .total = kt + kr + el + grav};
 }
 
-static int finite_n(const double *x, int n) {
-  for (int k = 0; k < n; k++)
-    if (!isfinite(x[k]))
-      return 0;
-  return 1;
-}
-
-long dem_observe_find_nonfinite(const struct dem_sim *sim) {
-  const struct dem_bodies *b = &sim->b;
-  for (size_t i = 0; i < b->n; i++)
-    if (!finite_n(b->x[i], 3) || !finite_n(b->v[i], 3) ||
-        !finite_n(b->q[i], 4) || !finite_n(b->w[i], 3) ||
-        !finite_n(b->force[i], 3) || !finite_n(b->torque[i], 3))
-      return (long)i;
-  return -1;
-}
-
 void dem_observe_snapshot(const struct dem_observer *o,
                           const struct dem_sim *sim, struct dem_snapshot *s) {
   const struct dem_bodies *b = &sim->b;

@@ -19,10 +19,6 @@ void dem_observer_free(struct dem_observer *o);
 void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
                         struct dem_energy_row *row);
 
-/* The first body with a non-finite position, velocity, orientation,
- * angular velocity or force, or -1. */
-long dem_observe_find_nonfinite(const struct dem_sim *sim);
-
 /* Fills a snapshot view of the current state (uses o's synced velocities:
  * call dem_observe_energy first at this boundary). */
 void dem_observe_snapshot(const struct dem_observer *o,
