@@ -28,15 +28,6 @@ enum { NSCHEMES = sizeof scheme_names / sizeof scheme_names[0] };
 
 /* ---- loads ---- */
 
-/* The cylinder's torque is fixed in the body frame: lab = q M q*. */
-static void cylinder_torque(void *ctx, double t, const double q[4],
-                            const double w[3], double out[3]) {
-  (void)ctx;
-  (void)t;
-  (void)w;
-  q_rotate(out, q, dem_cylinder_torque);
-}
-
 /* Seelen et al. Sec. 3.2: tau_y = A exp(t), lab frame. */
 static const double seelen_A = 1e5;
 static void seelen_torque(void *ctx, double t, const double q[4],
@@ -76,7 +67,7 @@ static void cylinder_errors(const struct dem_rotation_integrator *r, long N,
                             const double qref[4], double *eq, double *ew) {
   struct dem_rot_drive d = {.scheme = r,
                             .dt = 1.0 / (double)N,
-                            .torque = cylinder_torque,
+                            .torque = dem_cylinder_torque_fn,
                             .normalise_every = -1,
                             .use_step_fn = 1};
   struct dem_rot_state s = {{1.0, 0.0, 0.0, 0.0}, {0}, {0}};

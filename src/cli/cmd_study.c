@@ -80,14 +80,6 @@ struct study {
   double cost_norm[MAXCASES], cost_nonorm[MAXCASES];
 };
 
-static void cylinder_torque(void *ctx, double t, const double q[4],
-                            const double w[3], double out[3]) {
-  (void)ctx;
-  (void)t;
-  (void)w;
-  q_rotate(out, q, dem_cylinder_torque);
-}
-
 static void fixed_torque(void *ctx, double t, const double q[4],
                          const double w[3], double out[3]) {
   (void)t;
@@ -102,7 +94,7 @@ static void setup_drive(struct dem_rot_drive *d, const struct study_case *c,
   d->scheme = c->r;
   memcpy(d->inertia, dem_cylinder_inertia, sizeof d->inertia);
   d->dt = dt;
-  d->torque = cylinder_torque;
+  d->torque = dem_cylinder_torque_fn;
   d->normalise_every = c->normalise_every;
   d->use_step_fn = 1;
 }

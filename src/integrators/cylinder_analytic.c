@@ -95,3 +95,11 @@ double dem_rel_l1(const double *v, const double *ref, int n) {
   }
   return num / den;
 }
+
+void dem_cylinder_torque_fn(void *ctx, double t, const double q[4],
+                            const double w[3], double torque_lab[3]) {
+  (void)ctx;
+  (void)t;
+  (void)w;
+  q_rotate(torque_lab, q, dem_cylinder_torque);
+}

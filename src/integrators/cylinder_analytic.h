@@ -7,6 +7,11 @@ extern const double dem_cylinder_inertia[3]; /* (0.0114, 0.0228, 0.0228) */
 extern const double dem_cylinder_w0[3];      /* (0.3, -0.9, 0.6) rad/s, body */
 extern const double dem_cylinder_torque[3];  /* (0.5, 0, 0) N m, body frame */
 
+/* The cylinder's load as a torque function (dem_torque_fn): the body-frame
+ * torque rotated to the lab with the current q. */
+void dem_cylinder_torque_fn(void *ctx, double t, const double q[4],
+                            const double w[3], double torque_lab[3]);
+
 /* Analytic body angular velocity at time t, Eqs. 11-12 (q0 = 1, t0 = 0). */
 void dem_cylinder_w(double t, double w[3]);
 
