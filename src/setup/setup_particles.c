@@ -188,13 +188,12 @@ static dem_status place_random(struct placement *p, size_t first, long count,
   static const char *const region_keys[] = {"min", "max", NULL};
   struct dem_sim *sim = p->sim;
   double speed, angular_speed, lo[3], hi[3];
-  long attempts_max, count_checked;
+  long attempts_max;
   int shape;
   const struct dem_node *region;
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.random_fill")) ||
       (st = find_shape(sim, def, &shape)) ||
-      (st = dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count_checked)) ||
       (st = dem_cfg_double(def, "speed", 0, 0, DEM_NONNEGATIVE, &speed)) ||
       (st = dem_cfg_double(def, "angular_speed", 0, 0, DEM_NONNEGATIVE,
                            &angular_speed)) ||
@@ -202,7 +201,6 @@ static dem_status place_random(struct placement *p, size_t first, long count,
                          &attempts_max)) ||
       (st = dem_cfg_mapping(def, "region", 0, &region)))
     return st;
-  (void)count_checked;
   if (region) {
     if ((st = dem_cfg_check_keys(region, region_keys,
                                  "particles.random_fill.region")) ||
@@ -267,13 +265,23 @@ static dem_status place_random(struct placement *p, size_t first, long count,
   return DEM_OK;
 }
 
-/* Counts bodies and spheres so the arrays are allocated once. */
-static dem_status count_bodies(const struct dem_node *list, struct dem_sim *sim,
-                               size_t *n_bodies, size_t *n_spheres) {
+/* One particles entry: its shape and how many bodies it makes. */
+struct entry {
+  int shape;
+  long count;
+  int random_fill;
+};
+
+/* Reads each entry's kind, shape and count once, so the arrays are
+ * allocated once and the placement loops need not parse them again. */
+static dem_status read_entries(const struct dem_node *list, struct dem_sim *sim,
+                               struct entry *entries, size_t *n_bodies,
+                               size_t *n_spheres) {
   static const char *const kinds[] = {"body", "random_fill", NULL};
   *n_bodies = *n_spheres = 0;
   for (size_t i = 0; i < dem_node_size(list); i++) {
     const struct dem_node *item = dem_node_at(list, i);
+    struct entry *e = &entries[i];
     dem_status st = dem_cfg_check_keys(item, kinds, "particles");
     if (st)
       return st;
@@ -281,33 +289,50 @@ static dem_status count_bodies(const struct dem_node *list, struct dem_sim *sim,
       return dem_cfg_error(item, "each particles entry is one 'body' or one "
                                  "'random_fill'");
     const struct dem_node *def = dem_node_at(item, 0);
-    int shape;
-    long count = 1;
+    e->random_fill = strcmp(dem_node_key_at(item, 0), "random_fill") == 0;
+    e->count = 1;
     /* Keys are checked in full when the body is placed. */
-    if ((st = find_shape(sim, def, &shape)))
+    if ((st = find_shape(sim, def, &e->shape)))
       return st;
-    if (strcmp(dem_node_key_at(item, 0), "random_fill") == 0 &&
-        (st = dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count)))
+    if (e->random_fill &&
+        (st = dem_cfg_long(def, "count", 1, 0, 0, 100000000, &e->count)))
       return st;
-    *n_bodies += (size_t)count;
-    *n_spheres += (size_t)count * sim->shapes[shape].n_spheres;
+    *n_bodies += (size_t)e->count;
+    *n_spheres += (size_t)e->count * sim->shapes[e->shape].n_spheres;
   }
   return DEM_OK;
 }
+
+static dem_status place_all(const struct dem_node *list, struct dem_sim *sim,
+                            const struct entry *entries);
 
 dem_status dem_setup_particles(const struct dem_node *root,
                                struct dem_sim *sim) {
   const struct dem_node *list;
   size_t n_bodies, n_spheres;
   dem_status st;
-  if ((st = dem_cfg_sequence(root, "particles", 1, &list)) ||
-      (st = count_bodies(list, sim, &n_bodies, &n_spheres)))
+  if ((st = dem_cfg_sequence(root, "particles", 1, &list)))
     return st;
-  if (n_bodies == 0)
-    return dem_cfg_error(list, "key 'particles': no bodies to simulate");
-  if ((st = dem_sim_alloc_bodies(sim, n_bodies, n_spheres)))
-    return st;
+  size_t n_entries = dem_node_size(list);
+  struct entry *entries = calloc(n_entries ? n_entries : 1, sizeof *entries);
+  if (!entries)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  st = read_entries(list, sim, entries, &n_bodies, &n_spheres);
+  if (!st && n_bodies == 0)
+    st = dem_cfg_error(list, "key 'particles': no bodies to simulate");
+  if (!st)
+    st = dem_sim_alloc_bodies(sim, n_bodies, n_spheres);
+  if (!st)
+    st = place_all(list, sim, entries);
+  free(entries);
+  return st;
+}
 
+/* Places every body: member ranges first, then each entry in order. */
+static dem_status place_all(const struct dem_node *list, struct dem_sim *sim,
+                            const struct entry *entries) {
+  size_t n_bodies = sim->b.n;
+  dem_status st = DEM_OK;
   struct placement p = {.sim = sim};
   double max_rb = 0;
   for (size_t k = 0; k < sim->n_shapes; k++)
@@ -330,35 +355,23 @@ dem_status dem_setup_particles(const struct dem_node *root,
 
   /* Member ranges first: each body's spheres are contiguous at start. */
   size_t b = 0, sphere = 0;
-  for (size_t i = 0; i < dem_node_size(list); i++) {
-    const struct dem_node *def = dem_node_at(dem_node_at(list, i), 0);
-    int shape;
-    long count = 1;
-    find_shape(sim, def, &shape);
-    if (strcmp(dem_node_key_at(dem_node_at(list, i), 0), "random_fill") == 0)
-      dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count);
-    for (long c = 0; c < count; c++, b++) {
+  for (size_t i = 0; i < dem_node_size(list); i++)
+    for (long c = 0; c < entries[i].count; c++, b++) {
       sim->b.first_member[b] = sphere;
-      sphere += sim->shapes[shape].n_spheres;
+      sphere += sim->shapes[entries[i].shape].n_spheres;
     }
-  }
   sim->b.first_member[b] = sphere;
 
   struct dem_rng rng;
   dem_rng_seed(&rng, sim->seed);
   b = 0;
   for (size_t i = 0; i < dem_node_size(list) && !st; i++) {
-    const struct dem_node *item = dem_node_at(list, i);
-    const struct dem_node *def = dem_node_at(item, 0);
-    if (strcmp(dem_node_key_at(item, 0), "body") == 0) {
+    const struct dem_node *def = dem_node_at(dem_node_at(list, i), 0);
+    if (entries[i].random_fill)
+      st = place_random(&p, b, entries[i].count, def, &rng);
+    else
       st = place_explicit(&p, b, def);
-      b++;
-    } else {
-      long count;
-      dem_cfg_long(def, "count", 1, 0, 0, 100000000, &count);
-      st = place_random(&p, b, count, def, &rng);
-      b += (size_t)count;
-    }
+    b += (size_t)entries[i].count;
   }
   free(p.head);
   free(p.next);
