@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Restart and thread-count runs end bitwise the same: 2N steps vs N + N (every scheme), after SIGKILL/SIGTERM, 1 vs 2 threads.
+# Restart and thread-count runs end bitwise the same: 2N steps vs N + N (every scheme), after SIGKILL/SIGTERM, 1 vs 2 threads, bodies in spatial order or not.
 # Usage: bash tests/cli_restart.sh DEM_BINARY SOURCE_DIR
 # DEM_TEST_QUICK=1 (the sanitizer build) runs fewer schemes, kills and signals.
 set -u
@@ -102,7 +102,7 @@ shapes:
 particles:
   - random_fill: {shape: rod, count: 40, speed: 2.0, angular_speed: 20}
 domain: {box: {min: [0, 0, 0], max: [0.3, 0.3, 0.3]}, wall_material: glass}
-contact: {skin: 0.004}
+contact: {skin: 0.004, sort_bodies: on}
 output: {snapshot_interval: 0.01, energy_interval: 0.0005}
 EOF
 
@@ -169,7 +169,7 @@ shapes:
 particles:
   - random_fill: {shape: star, count: 45, speed: 0.5, angular_speed: 5}
 domain: {box: {min: [0, 0, 0], max: [0.25, 0.25, 0.25]}, wall_material: glass}
-contact: {skin: 0.003}
+contact: {skin: 0.003, sort_bodies: on}
 output: {snapshot_interval: 0.01, energy_interval: 0.0005}
 EOF2
 rm -f full.h5 part.h5
@@ -308,6 +308,21 @@ expect_rc 0 "many: 1 thread"
 rc=$?
 expect_rc 0 "many: 2 threads"
 same t1.h5 t2.h5 "1 vs 2 threads"
+
+# 7. Bodies put in spatial order now and then (contact.sort_bodies) change
+#    no number: the same run with and without, on 1 and 2 threads. The
+#    sorted run must really have sorted (its closing line says how often).
+rm -f s1.h5 s2.h5
+"$DEM" run many.yaml -o s1.h5 --threads 2 --set contact.sort_bodies=on 2> err
+rc=$?
+expect_rc 0 "many: sorted"
+if grep -q "spatial order at [1-9]" err; then ok; else
+  bad "many: sort_bodies=on did not sort: $(tail -1 err)"
+fi
+"$DEM" run many.yaml -q -o s2.h5 --threads 1 --set contact.sort_bodies=off 2> err
+rc=$?
+expect_rc 0 "many: not sorted"
+same s1.h5 s2.h5 "sorted vs not sorted"
 
 echo "cli_restart: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,6 @@
 /* Neighbour lists and Hertz forces against brute force; the broad phase on
- * bodies changes nothing; results do not depend on the thread count. */
+ * bodies and their spatial order change nothing; results do not depend on
+ * the thread count. */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -8,7 +9,9 @@
 
 #include "core/rng.h"
 #include "core/vec3.h"
+#include "sim/body_order.h"
 #include "sim/forces.h"
+#include "sim/grid.h"
 #include "sim/hertz.h"
 #include "sim_fixture.h"
 
@@ -74,14 +77,15 @@ static void shake_bodies(struct dem_sim *sim, double shake, uint64_t seed) {
 }
 
 /* Every pair of spheres of different bodies within r_i + r_j + skin is
- * listed, in both lists, ascending, and nothing else is. */
+ * listed, in both lists, in ascending id, and nothing else is. */
 static void check_lists_brute_force(const struct dem_sim *sim) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_neighbors *nb = &sim->nb;
   size_t pairs = 0;
   for (size_t i = 0; i < s->n; i++) {
     size_t k = nb->start[i];
-    for (size_t j = 0; j < s->n; j++) {
+    for (size_t jd = 0; jd < s->n; jd++) {
+      size_t j = s->index_of[jd];
       if (s->body[j] == s->body[i])
         continue;
       double d[3], range = s->radius[i] + s->radius[j] + nb->skin;
@@ -100,7 +104,7 @@ static void check_lists_brute_force(const struct dem_sim *sim) {
 }
 
 /* The Hertz force on every sphere from every sphere of another body and
- * the walls, by brute force, summed in ascending j as the lists are. */
+ * the walls, by brute force, summed in ascending id as the lists are. */
 static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *w = &sim->walls;
@@ -108,7 +112,8 @@ static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
   for (size_t i = 0; i < s->n; i++) {
     const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
     double fi[3] = {0, 0, 0};
-    for (size_t j = 0; j < s->n; j++) {
+    for (size_t jd = 0; jd < s->n; jd++) {
+      size_t j = s->index_of[jd];
       if (s->body[j] == s->body[i])
         continue;
       double d[3] = {s->x[i][0] - s->x[j][0], s->x[i][1] - s->x[j][1],
@@ -295,6 +300,113 @@ START_TEST(broad_phase_run_is_bitwise_the_same) {
 }
 END_TEST
 
+/* Sorting bodies in space: a real permutation that keeps every body with
+ * its own state and spheres, members contiguous and in member order, the
+ * bodies in ascending cell, z slowest; the lists built after it still
+ * match brute force. */
+START_TEST(spatial_sort_keeps_every_body_whole) {
+  struct fixture f;
+  fixture_start(&f, rods_yaml, NULL);
+  struct dem_sim *sim = &f.sim;
+  shake_bodies(sim, 0.02, 5);
+  size_t nb = sim->b.n, ns = sim->s.n;
+  double(*bx)[3] = malloc(nb * sizeof *bx), (*bq)[4] = malloc(nb * sizeof *bq);
+  double(*sx)[3] = malloc(ns * sizeof *sx);
+  memcpy(bx, sim->b.x, nb * sizeof *bx);
+  memcpy(bq, sim->b.q, nb * sizeof *bq);
+  memcpy(sx, sim->s.x, ns * sizeof *sx);
+  double *scratch = malloc(ns * sizeof *scratch);
+  ck_assert_int_eq(dem_neighbors_build(sim), DEM_OK);
+  double energy = dem_energy_elastic(sim, scratch);
+  long sorts = sim->nb.sorts;
+  ck_assert_int_eq(dem_body_order_sort(sim), DEM_OK);
+  ck_assert_int_eq(sim->nb.sorts, sorts + 1);
+  size_t moved = 0;
+  for (size_t i = 0; i < nb; i++) {
+    size_t id = sim->b.id[i];
+    moved += id != i;
+    ck_assert_uint_eq(sim->b.index_of[id], i);
+    ck_assert_mem_eq(sim->b.x[i], bx[id], sizeof bx[id]);
+    ck_assert_mem_eq(sim->b.q[i], bq[id], sizeof bq[id]);
+    if (i > 0) /* ascending z, to within a cell of two bounding radii */
+      ck_assert_double_ge(sim->b.x[i][2] + 0.25, sim->b.x[i - 1][2]);
+    size_t m0 = sim->b.first_member[i], m1 = sim->b.first_member[i + 1];
+    ck_assert_uint_eq(m1 - m0, sim->shapes[sim->b.shape[i]].n_spheres);
+    for (size_t m = m0; m < m1; m++) {
+      size_t k = sim->b.member_slot[m];
+      ck_assert_uint_eq(k, m);
+      ck_assert_int_eq(sim->s.body[k], (int)i);
+      ck_assert_uint_eq(sim->s.member[k], m - m0);
+      ck_assert_uint_eq(sim->s.index_of[sim->s.id[k]], k);
+      ck_assert_mem_eq(sim->s.x[k], sx[sim->s.id[k]], sizeof sx[0]);
+    }
+  }
+  ck_assert_uint_gt(moved, nb / 2);
+  ck_assert_uint_eq(sim->b.first_member[nb], ns);
+  /* Placing the spheres again gives the same positions, bitwise. */
+  dem_sim_update_spheres(sim);
+  for (size_t k = 0; k < ns; k++)
+    ck_assert_mem_eq(sim->s.x[k], sx[sim->s.id[k]], sizeof sx[0]);
+  check_against_brute_force(sim, DEM_BROAD_OFF);
+  /* The elastic energy, a sum over many overlaps, bitwise unchanged. */
+  double after = dem_energy_elastic(sim, scratch);
+  ck_assert_mem_eq(&after, &energy, sizeof energy);
+  ck_assert_double_gt(energy, 0);
+  free(bx), free(bq), free(sx), free(scratch);
+  fixture_end(&f);
+}
+END_TEST
+
+/* The same run with bodies sorted in space now and then and never: the
+ * same state for every body id, bitwise (force sums run in id order), a
+ * load on listed bodies following them wherever they are stored. */
+START_TEST(spatial_order_changes_no_number) {
+  struct fixture f1, f2;
+  int saved = omp_get_max_threads();
+  size_t len = strlen(rods_yaml) + 200;
+  char *yaml = malloc(len);
+  snprintf(yaml, len,
+           "%sloads: [{prescribed_load: {torque: [0, 0, 0.05], force: [0, "
+           "0, 20], bodies: [3, 700, 1100]}}]\n",
+           rods_yaml);
+  for (int threads = 1; threads <= 2; threads++) {
+    omp_set_num_threads(threads);
+    const char *on[] = {"contact.sort_bodies=on", NULL};
+    const char *off[] = {"contact.sort_bodies=off", NULL};
+    fixture_start(&f1, yaml, on);
+    fixture_start(&f2, yaml, off);
+    fixture_steps(&f1, 400);
+    fixture_steps(&f2, 400);
+    ck_assert_int_ge(f1.sim.nb.sorts, 2);
+    ck_assert_int_eq(f2.sim.nb.sorts, 0);
+    ck_assert_int_eq(f1.sim.nb.builds, f2.sim.nb.builds);
+    const struct dem_bodies *a = &f1.sim.b, *b = &f2.sim.b;
+    size_t moved = 0;
+    for (size_t i = 0; i < a->n; i++) {
+      size_t j = b->index_of[a->id[i]];
+      moved += j != i;
+      ck_assert_mem_eq(a->x[i], b->x[j], sizeof a->x[i]);
+      ck_assert_mem_eq(a->v[i], b->v[j], sizeof a->v[i]);
+      ck_assert_mem_eq(a->q[i], b->q[j], sizeof a->q[i]);
+      ck_assert_mem_eq(a->w[i], b->w[j], sizeof a->w[i]);
+      ck_assert_mem_eq(a->force[i], b->force[j], sizeof a->force[i]);
+      ck_assert_mem_eq(a->torque[i], b->torque[j], sizeof a->torque[i]);
+    }
+    ck_assert_uint_gt(moved, a->n / 2);
+    double *scratch = malloc(f1.sim.s.n * sizeof *scratch);
+    double e1 = dem_energy_elastic(&f1.sim, scratch);
+    double e2 = dem_energy_elastic(&f2.sim, scratch);
+    ck_assert_mem_eq(&e1, &e2, sizeof e1);
+    ck_assert_double_gt(e1, 0);
+    free(scratch);
+    fixture_end(&f1);
+    fixture_end(&f2);
+  }
+  omp_set_num_threads(saved);
+  free(yaml);
+}
+END_TEST
+
 static Suite *neighbors_suite(void) {
   Suite *s = suite_create("neighbors");
   TCase *tc = tcase_create("core");
@@ -305,6 +417,8 @@ static Suite *neighbors_suite(void) {
   tcase_add_test(tc, lists_stay_complete_between_builds);
   tcase_add_test(tc, bitwise_same_state_for_one_and_two_threads);
   tcase_add_test(tc, broad_phase_run_is_bitwise_the_same);
+  tcase_add_test(tc, spatial_sort_keeps_every_body_whole);
+  tcase_add_test(tc, spatial_order_changes_no_number);
   suite_add_tcase(s, tc);
   return s;
 }

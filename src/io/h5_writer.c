@@ -465,60 +465,80 @@ struct field {
   size_t rows, cols;
   int is_int;
   const void *data;
+  const size_t *order; /* row k is item order[k] of data, or NULL */
 };
 
 static herr_t write_field(hid_t g, const struct field *f) {
   hsize_t dims[2] = {f->rows, f->cols};
-  hid_t space = H5Screate_simple(f->cols ? 2 : 1, dims, NULL), ds;
   hid_t file_type = f->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
   hid_t mem_type = f->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
   herr_t rc = -1;
-  if (space < 0)
+  const void *data = f->data;
+  void *gathered = NULL;
+  if (f->order && f->rows) {
+    size_t item =
+        (f->cols ? f->cols : 1) * (f->is_int ? sizeof(int) : sizeof(double));
+    if (!(gathered = malloc(f->rows * item)))
+      return -1;
+    for (size_t k = 0; k < f->rows; k++)
+      memcpy((char *)gathered + k * item,
+             (const char *)f->data + f->order[k] * item, item);
+    data = gathered;
+  }
+  hid_t space = H5Screate_simple(f->cols ? 2 : 1, dims, NULL), ds;
+  if (space < 0) {
+    free(gathered);
     return -1;
+  }
   ds = H5Dcreate2(g, f->name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
                   H5P_DEFAULT);
   if (ds >= 0) {
     rc = 0;
     if (f->rows)
-      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->data);
+      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     if (H5Dclose(ds) < 0)
       rc = -1;
   }
   H5Sclose(space);
+  free(gathered);
   return rc;
 }
 
 /* The list of datasets of s; returns how many (at most 16). */
 static size_t snapshot_fields(const struct dem_snapshot *s, struct field *f) {
   size_t nb = s->n_bodies, ns = s->n_spheres, k = 0;
-  f[k++] = (struct field){"bodies", "position", nb, 3, 0, s->position};
-  f[k++] = (struct field){"bodies", "velocity", nb, 3, 0, s->velocity};
-  f[k++] = (struct field){"bodies", "orientation", nb, 4, 0, s->orientation};
-  f[k++] = (struct field){"bodies", "angular_velocity", nb, 3,
-                          0,        s->angular_velocity};
-  f[k++] = (struct field){"bodies", "mass", nb, 0, 0, s->mass};
-  f[k++] = (struct field){"bodies", "inertia", nb, 3, 0, s->inertia};
-  f[k++] = (struct field){"bodies", "shape", nb, 0, 1, s->shape};
-  f[k++] = (struct field){"spheres", "position", ns, 3, 0, s->sphere_position};
-  f[k++] = (struct field){"spheres", "radius", ns, 0, 0, s->sphere_radius};
-  f[k++] = (struct field){"spheres", "body", ns, 0, 1, s->sphere_body};
+  const size_t *bo = s->body_rows, *so = s->sphere_rows;
+  f[k++] = (struct field){"bodies", "position", nb, 3, 0, s->position, bo};
+  f[k++] = (struct field){"bodies", "velocity", nb, 3, 0, s->velocity, bo};
+  f[k++] =
+      (struct field){"bodies", "orientation", nb, 4, 0, s->orientation, bo};
+  f[k++] = (struct field){"bodies", "angular_velocity",  nb, 3,
+                          0,        s->angular_velocity, bo};
+  f[k++] = (struct field){"bodies", "mass", nb, 0, 0, s->mass, bo};
+  f[k++] = (struct field){"bodies", "inertia", nb, 3, 0, s->inertia, bo};
+  f[k++] = (struct field){"bodies", "shape", nb, 0, 1, s->shape, bo};
+  f[k++] =
+      (struct field){"spheres", "position", ns, 3, 0, s->sphere_position, so};
+  f[k++] = (struct field){"spheres", "radius", ns, 0, 0, s->sphere_radius, so};
+  f[k++] = (struct field){"spheres", "body", ns, 0, 1, s->sphere_body, so};
   if (s->state_velocity)
-    f[k++] = (struct field){"state", "velocity", nb, 3, 0, s->state_velocity};
+    f[k++] =
+        (struct field){"state", "velocity", nb, 3, 0, s->state_velocity, bo};
   if (s->state_angular_velocity)
-    f[k++] = (struct field){"state", "angular_velocity",       nb, 3,
-                            0,       s->state_angular_velocity};
+    f[k++] = (struct field){"state", "angular_velocity",        nb, 3,
+                            0,       s->state_angular_velocity, bo};
   if (s->state_rot_aux && s->aux_width)
-    f[k++] = (struct field){"state",      "rot_aux", nb,
-                            s->aux_width, 0,         s->state_rot_aux};
+    f[k++] = (struct field){"state", "rot_aux",        nb, s->aux_width,
+                            0,       s->state_rot_aux, bo};
   if (s->state_sphere_member)
-    f[k++] = (struct field){"state", "sphere_member",       ns, 0,
-                            1,       s->state_sphere_member};
+    f[k++] = (struct field){"state", "sphere_member",        ns, 0,
+                            1,       s->state_sphere_member, so};
   if (s->state_sphere_x_build)
-    f[k++] = (struct field){"state", "sphere_x_build",       ns, 3,
-                            0,       s->state_sphere_x_build};
+    f[k++] = (struct field){"state", "sphere_x_build",        ns, 3,
+                            0,       s->state_sphere_x_build, so};
   if (s->state_body_x_build)
-    f[k++] = (struct field){"state", "body_x_build",       nb, 3,
-                            0,       s->state_body_x_build};
+    f[k++] = (struct field){"state", "body_x_build",        nb, 3,
+                            0,       s->state_body_x_build, bo};
   return k;
 }
 

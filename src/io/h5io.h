@@ -64,6 +64,10 @@ struct dem_snapshot {
   const double (*sphere_position)[3];
   const double *sphere_radius;
   const int *sphere_body;
+  /* When set, row k of the bodies' (spheres') datasets is item
+   * body_rows[k] (sphere_rows[k]) of the arrays: the arrays may be in
+   * another order than the file's. */
+  const size_t *body_rows, *sphere_rows;
   /* The integrator's own state, for bitwise restart: velocities as held by
    * the scheme (half step for leapfrog), and the per-body rotation scratch
    * (n_bodies x aux_width). Written under state/ in the snapshot group. */
@@ -72,7 +76,7 @@ struct dem_snapshot {
   const double *state_rot_aux;
   size_t aux_width;
   /* Neighbour-list state, for a bitwise restart (optional): each sphere's
-   * index among its body's members, in the current sphere order, and its
+   * index among its body's members, and its
    * position at the last neighbour build (n_spheres x 3). Written under
    * state/ as sphere_member and sphere_x_build (optional, as is
    * state_body_x_build below). */

@@ -16,14 +16,14 @@ struct dem_load {
   enum dem_load_frame frame;
   enum dem_load_function function;
   double rate, omega, phase;
-  long *bodies; /* NULL: every body */
+  long *bodies; /* ids (input order); NULL: every body */
   size_t n_bodies;
 };
 
 /* Lab-frame force and torque at time t for a body with orientation q. */
 void dem_load_eval(const struct dem_load *l, double t, const double q[4],
                    double force_lab[3], double torque_lab[3]);
-/* Whether the load acts on body b. */
+/* Whether the load acts on the body of id b. */
 int dem_load_applies(const struct dem_load *l, long b);
 
 #endif

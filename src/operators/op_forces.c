@@ -1,6 +1,7 @@
 /* Operators of the force stage: reset, sphere update, neighbours, Hertz,
  * gather. */
 #include "operators/op_common.h"
+#include "sim/body_order.h"
 #include "sim/forces.h"
 #include "sim/neighbors.h"
 
@@ -44,15 +45,20 @@ const struct dem_operator_type dem_op_update_spheres = {
 };
 
 static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {
-  if (dem_neighbors_stale(sim))
-    return dem_neighbors_build(sim);
-  return DEM_OK;
+  dem_status st;
+  if (!dem_neighbors_stale(sim))
+    return DEM_OK;
+  if (dem_body_order_due(sim) && (st = dem_body_order_sort(sim)))
+    return st;
+  return dem_neighbors_build(sim);
 }
 
 const struct dem_operator_type dem_op_neighbor_update = {
     .name = "neighbor_update",
     .doc = "Rebuilds the cell-sorted Verlet lists when any sphere has moved "
-           "more than half the skin (contact.skin) since the last build.",
+           "more than half the skin (contact.skin) since the last build; "
+           "every few builds, first puts the bodies in spatial order "
+           "(contact.sort_bodies).",
     .flags = DEM_OP_CONTACTS,
     .run = run_neighbors,
 };

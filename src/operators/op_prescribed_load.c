@@ -86,7 +86,7 @@ static dem_status run_load(struct dem_op *op, struct dem_sim *sim) {
   long n = (long)b->n;
 #pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
-    if (!dem_load_applies(l, i))
+    if (!dem_load_applies(l, (long)b->id[i]))
       continue;
     double f[3], t[3];
     dem_load_eval(l, sim->t_eval, b->q[i], f, t);

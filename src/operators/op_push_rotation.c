@@ -40,7 +40,7 @@ static dem_status init_rotation(struct dem_op *op,
  * plus the loads at the requested time and orientation. */
 struct torque_ctx {
   const struct dem_pipeline *p;
-  long body;
+  long body; /* id */
   double held[3];
 };
 
@@ -77,9 +77,9 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
     if (op->stage == DEM_STAGE_AFTER) {
       rot->after_force(&s, b->inertia[i], b->torque[i], h);
     } else if (rot->step_fn) {
-      struct torque_ctx c = {op->pipeline, i, {0, 0, 0}};
+      struct torque_ctx c = {op->pipeline, (long)b->id[i], {0, 0, 0}};
       v3_copy(c.held, b->torque[i]);
-      add_loads(op->pipeline, i, sim->t_eval, b->q[i], -1.0, c.held);
+      add_loads(op->pipeline, c.body, sim->t_eval, b->q[i], -1.0, c.held);
       rot->step_fn(&s, b->inertia[i], sim->t_eval, h, torque_at, &c);
     } else {
       rot->before_force(&s, b->inertia[i], b->torque[i], h);

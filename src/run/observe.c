@@ -14,7 +14,9 @@ dem_status dem_observer_init(struct dem_observer *o,
   o->v = calloc(nb, sizeof *o->v);
   o->w = calloc(nb, sizeof *o->w);
   o->scratch = calloc(ns, sizeof *o->scratch);
-  if (!o->v || !o->w || !o->scratch) {
+  o->sphere_body = calloc(ns, sizeof *o->sphere_body);
+  o->sphere_member = calloc(ns, sizeof *o->sphere_member);
+  if (!o->v || !o->w || !o->scratch || !o->sphere_body || !o->sphere_member) {
     dem_observer_free(o);
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   }
@@ -25,8 +27,11 @@ void dem_observer_free(struct dem_observer *o) {
   free(o->v);
   free(o->w);
   free(o->scratch);
+  free(o->sphere_body);
+  free(o->sphere_member);
   o->v = o->w = NULL;
   o->scratch = NULL;
+  o->sphere_body = o->sphere_member = NULL;
 }
 
 void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
@@ -34,7 +39,8 @@ void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
   const struct dem_bodies *b = &sim->b;
   dem_pipeline_sync(sim->pipeline, sim, o->v, o->w);
   double kt = 0, kr = 0, grav = 0;
-  for (size_t i = 0; i < b->n; i++) {
+  for (size_t k = 0; k < b->n; k++) {
+    size_t i = b->index_of[k]; /* in id order: any body order sums alike */
     kt += 0.5 * b->mass[i] * v3_dot(o->v[i], o->v[i]);
     kr += 0.5 * (b->inertia[i][0] * o->w[i][0] * o->w[i][0] +
                  b->inertia[i][1] * o->w[i][1] * o->w[i][1] +
@@ -51,9 +57,14 @@ void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
                                  .total = kt + kr + el + grav};
 }
 
-void dem_observe_snapshot(const struct dem_observer *o,
-                          const struct dem_sim *sim, struct dem_snapshot *s) {
+void dem_observe_snapshot(struct dem_observer *o, const struct dem_sim *sim,
+                          struct dem_snapshot *s) {
   const struct dem_bodies *b = &sim->b;
+  const struct dem_spheres *sp = &sim->s;
+  for (size_t i = 0; i < sp->n; i++) {
+    o->sphere_body[i] = (int)b->id[sp->body[i]];
+    o->sphere_member[i] = (int)sp->member[i];
+  }
   *s = (struct dem_snapshot){
       .step = sim->step,
       .time = sim->t,
@@ -68,10 +79,15 @@ void dem_observe_snapshot(const struct dem_observer *o,
       .n_spheres = sim->s.n,
       .sphere_position = (const double(*)[3])sim->s.x,
       .sphere_radius = sim->s.radius,
-      .sphere_body = sim->s.body,
+      .sphere_body = o->sphere_body,
+      .body_rows = b->index_of,
+      .sphere_rows = sp->index_of,
       .state_velocity = (const double(*)[3])b->v,
       .state_angular_velocity = (const double(*)[3])b->w,
       .state_rot_aux = b->rot_aux,
       .aux_width = DEM_ROT_AUX,
+      .state_sphere_member = o->sphere_member,
+      .state_sphere_x_build = (const double(*)[3])sp->x_build,
+      .state_body_x_build = (const double(*)[3])b->x_build,
   };
 }

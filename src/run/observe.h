@@ -5,10 +5,12 @@
 #include "io/h5io.h"
 #include "sim/sim.h"
 
-/* Scratch for synchronised velocities and per-sphere sums. */
+/* Scratch for synchronised velocities, per-sphere sums, and the sphere
+ * columns a snapshot writes as ids. */
 struct dem_observer {
   double (*v)[3], (*w)[3];
   double *scratch;
+  int *sphere_body, *sphere_member;
 };
 
 dem_status dem_observer_init(struct dem_observer *o, const struct dem_sim *sim);
@@ -19,9 +21,10 @@ void dem_observer_free(struct dem_observer *o);
 void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
                         struct dem_energy_row *row);
 
-/* Fills a snapshot view of the current state (uses o's synced velocities:
- * call dem_observe_energy first at this boundary). */
-void dem_observe_snapshot(const struct dem_observer *o,
-                          const struct dem_sim *sim, struct dem_snapshot *s);
+/* Fills a snapshot view of the current state, with the restart state
+ * (uses o's synced velocities: call dem_observe_energy first at this
+ * boundary). Rows go out in id order, whatever the bodies' current order. */
+void dem_observe_snapshot(struct dem_observer *o, const struct dem_sim *sim,
+                          struct dem_snapshot *s);
 
 #endif

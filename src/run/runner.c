@@ -293,20 +293,7 @@ struct run_state {
   long last_snapshot_step;
   long last_row_step; /* step of the last energy row recorded */
   long first_step;    /* step this process started from (restart: > 0) */
-  int *member;        /* per-sphere member index, as the snapshot stores it */
-  double (*body_x_build)[3]; /* body positions at the last neighbour build */
-  long builds_seen;          /* sim->nb.builds when body_x_build was taken */
 };
-
-/* Keeps the body positions of the last neighbour build (a build happens
- * inside a step after the bodies moved, so they are the step's end ones). */
-static void note_build(struct run_state *r) {
-  const struct dem_sim *sim = r->sim;
-  if (sim->nb.builds == r->builds_seen)
-    return;
-  memcpy(r->body_x_build, sim->b.x, sim->b.n * sizeof *r->body_x_build);
-  r->builds_seen = sim->nb.builds;
-}
 
 static void progress(const struct run_state *r, double started, int final) {
   const struct dem_sim *sim = r->sim;
@@ -353,14 +340,8 @@ static dem_status observe(struct run_state *r, int snapshot) {
   if (r->n_rows == sizeof r->rows / sizeof r->rows[0] || snapshot)
     st = flush_rows(r);
   if (!st && snapshot) {
-    const struct dem_spheres *sp = &r->sim->s;
     struct dem_snapshot s;
     dem_observe_snapshot(&r->obs, r->sim, &s);
-    for (size_t i = 0; i < sp->n; i++)
-      r->member[i] = (int)sp->member[i];
-    s.state_sphere_member = r->member;
-    s.state_sphere_x_build = (const double(*)[3])sp->x_build;
-    s.state_body_x_build = (const double(*)[3])r->body_x_build;
     st = dem_h5_snapshot_write(r->h5, &s);
     r->last_snapshot_step = r->sim->step;
   }
@@ -392,14 +373,15 @@ static const char *nonfinite_field(const struct dem_bodies *b, size_t i) {
 }
 
 /* A sphere entirely beyond a wall (farther than its radius) has tunnelled
- * through it: its index and the wall (axis * 2 + side), or -1. */
+ * through it: the lowest id's index and the wall (axis * 2 + side), or -1. */
 static long find_tunnelled(const struct dem_sim *sim, int *wall) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *w = &sim->walls;
   if (!w->enabled)
     return -1;
-  for (size_t i = 0; i < s->n; i++)
+  for (size_t id = 0; id < s->n; id++)
     for (int k = 0; k < 3; k++) {
+      size_t i = s->index_of[id];
       double r = s->radius[i];
       if (s->x[i][k] < w->lo[k] - r || s->x[i][k] > w->hi[k] + r) {
         *wall = 2 * k + (s->x[i][k] > w->hi[k] + r);
@@ -449,7 +431,8 @@ static dem_status check_state(struct run_state *r) {
   const struct dem_bodies *b = &sim->b;
   if (!state_suspect(sim))
     return DEM_OK;
-  for (size_t i = 0; i < b->n; i++) {
+  for (size_t id = 0; id < b->n; id++) {
+    size_t i = b->index_of[id];
     const char *what = nonfinite_field(b, i);
     if (!what)
       continue;
@@ -458,7 +441,7 @@ static dem_status check_state(struct run_state *r) {
                     "step %ld, t = %.9g s: body %zu (shape '%s') has a "
                     "non-finite %s (time step too large, or overlapping "
                     "start?); the last snapshot holds the state",
-                    sim->step, sim->t, i, sim->shapes[b->shape[i]].name, what);
+                    sim->step, sim->t, id, sim->shapes[b->shape[i]].name, what);
   }
   int wall = 0;
   long k = find_tunnelled(sim, &wall);
@@ -474,7 +457,7 @@ static dem_status check_state(struct run_state *r) {
                   "(shape '%s') tunnelled through the wall %c = %g: its "
                   "centre is %g beyond it (time step too large?); the last "
                   "snapshot holds the state",
-                  sim->step, sim->t, r_k, body,
+                  sim->step, sim->t, r_k, (int)b->id[body],
                   sim->shapes[b->shape[body]].name, "xyz"[axis], plane,
                   fabs(x - plane));
 }
@@ -497,7 +480,6 @@ static dem_status integrate(struct run_state *r,
       break;
     if ((st = dem_pipeline_step(sim->pipeline, sim)))
       return st;
-    note_build(r);
     if ((st = check_state(r)))
       return st;
     long s = sim->step;
@@ -639,8 +621,8 @@ static dem_status restore_spheres(struct dem_sim *sim, const char *path,
     memcpy(s->x[k], d->state_sphere_x_build[k], sizeof s->x[k]);
     memset(s->force[k], 0, sizeof s->force[k]);
   }
-  /* The same positions in the same (cell-sorted) order: the stable sort
-   * keeps the order and the lists come out as they were. */
+  /* The lists of the run that wrote the file: built from the same
+   * positions, each in sphere id order, whatever order the bodies had. */
   for (size_t i = 0; i < b->n; i++)
     memcpy(b->x[i], d->state_body_x_build[i], sizeof b->x[i]);
   dem_status st = dem_neighbors_build(sim);
@@ -656,8 +638,7 @@ static dem_status restore_spheres(struct dem_sim *sim, const char *path,
  * they were; forces recomputed as the step that reached the snapshot left
  * them. The scheme's start is not called: velocities are already at their
  * half steps. */
-static dem_status restart_from(struct dem_sim *sim, const char *path,
-                               double (*body_x_build)[3]) {
+static dem_status restart_from(struct dem_sim *sim, const char *path) {
   struct dem_snapshot_data d;
   struct dem_bodies *b = &sim->b;
   dem_status st = dem_h5_read_last_snapshot(path, &d);
@@ -675,7 +656,6 @@ static dem_status restart_from(struct dem_sim *sim, const char *path,
   }
   if ((st = restore_spheres(sim, path, &d)))
     goto done;
-  memcpy(body_x_build, d.state_body_x_build, b->n * sizeof *body_x_build);
   /* Forces as the last step computed them: at t_eval = t(step-1) + dt. */
   sim->t0 = 0;
   sim->step0 = 0;
@@ -724,12 +704,7 @@ static dem_status run_config(struct dem_config *cfg,
   }
   if ((st = check_output(cfg, opt, output)))
     goto done;
-  if (!(r.body_x_build =
-            calloc(sim.b.n ? sim.b.n : 1, sizeof *r.body_x_build))) {
-    st = dem_fail(DEM_ERR_NOMEM, "out of memory");
-    goto done;
-  }
-  if (opt->restart && (st = restart_from(&sim, opt->restart, r.body_x_build)))
+  if (opt->restart && (st = restart_from(&sim, opt->restart)))
     goto done;
   print_setup(&sim, &out, opt->check_only ? NULL : output,
               opt->quiet && !opt->check_only);
@@ -738,8 +713,7 @@ static dem_status run_config(struct dem_config *cfg,
 
   if ((st = dem_observer_init(&r.obs, &sim)))
     goto done;
-  if (!(r.member = calloc(sim.s.n ? sim.s.n : 1, sizeof *r.member)) ||
-      !(text = dem_config_emit(cfg))) {
+  if (!(text = dem_config_emit(cfg))) {
     st = dem_fail(DEM_ERR_NOMEM, "out of memory");
     goto done;
   }
@@ -762,14 +736,15 @@ static dem_status run_config(struct dem_config *cfg,
     dem_pipeline_start(sim.pipeline, &sim);
   }
   r.first_step = sim.step;
-  r.builds_seen = sim.nb.builds;
-  if (!opt->restart)
-    memcpy(r.body_x_build, sim.b.x, sim.b.n * sizeof *r.body_x_build);
   st = integrate(&r, &out, opt->quiet, opt->restart != NULL);
   if (r.n_rows && st != DEM_ERR_NUMERIC)
     flush_rows(&r);
   if (!opt->quiet && sim.pipeline) {
-    fprintf(stderr, "  neighbour list builds: %ld\n", sim.nb.builds);
+    fprintf(stderr, "  neighbour list builds: %ld", sim.nb.builds);
+    if (sim.nb.sorts)
+      fprintf(stderr, " (bodies put in spatial order at %ld of them)",
+              sim.nb.sorts);
+    fprintf(stderr, "\n");
   }
 done:
   if (r.h5) {
@@ -778,8 +753,6 @@ done:
       st = cst;
   }
   dem_observer_free(&r.obs);
-  free(r.member);
-  free(r.body_x_build);
   free(text);
   free(output);
   dem_sim_release(&sim);

@@ -67,21 +67,26 @@ static dem_status read_domain(const struct dem_node *root,
 
 static dem_status read_contact(const struct dem_node *root,
                                struct dem_sim *sim) {
-  static const char *const keys[] = {"model", "skin", "broad_phase", NULL};
+  static const char *const keys[] = {"model", "skin", "broad_phase",
+                                     "sort_bodies", NULL};
   static const char *const models[] = {"hertz", NULL};
-  /* In the order of enum dem_broad_phase. */
+  /* In the order of enum dem_broad_phase and enum dem_sort_bodies. */
   static const char *const broad[] = {"auto", "on", "off", NULL};
+  static const char *const sort[] = {"auto", "on", "off", NULL};
   const struct dem_node *m;
   int model;
   dem_status st;
   sim->nb.skin = -1;
   sim->nb.broad_phase = DEM_BROAD_AUTO;
+  sim->nb.sort_bodies = DEM_SORT_AUTO;
   if ((st = dem_cfg_mapping(root, "contact", 0, &m)) || !m)
     return st;
   if ((st = dem_cfg_check_keys(m, keys, "contact")) ||
       (st = dem_cfg_choice(m, "model", 0, 0, models, &model)) ||
       (st = dem_cfg_choice(m, "broad_phase", 0, DEM_BROAD_AUTO, broad,
-                           &sim->nb.broad_phase)))
+                           &sim->nb.broad_phase)) ||
+      (st = dem_cfg_choice(m, "sort_bodies", 0, DEM_SORT_AUTO, sort,
+                           &sim->nb.sort_bodies)))
     return st;
   if (dem_node_get(m, "skin"))
     return dem_cfg_double(m, "skin", 1, 0, DEM_POSITIVE, &sim->nb.skin);

@@ -110,16 +110,16 @@ double dem_energy_elastic(const struct dem_sim *sim, double *scratch) {
   long n = (long)s->n;
   if (!nb->start)
     return 0.0;
-    /* Each pair appears twice in full lists: count it from its lower index.
-     * Per-sphere terms, summed serially, so the total does not depend on
-     * the thread count. */
+    /* Each pair appears twice in full lists: count it from its lower id.
+     * Per-sphere terms, summed serially in id order, so the total depends
+     * on neither the thread count nor the current sphere order. */
 #pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     double sum = 0.0;
     const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
     for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
       long j = nb->list[k];
-      if (j < i)
+      if (s->id[j] < s->id[i])
         continue;
       double d[3];
       v3_sub(d, s->x[i], s->x[j]);
@@ -135,7 +135,7 @@ double dem_energy_elastic(const struct dem_sim *sim, double *scratch) {
       double f[3] = {0, 0, 0};
       sum += wall_terms(&sim->walls, s->x[i], s->radius[i], estar_i[nm], f, 1);
     }
-    scratch[i] = sum;
+    scratch[s->id[i]] = sum;
   }
   double total = 0.0;
   for (long i = 0; i < n; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "sim/grid.h"
 #include "sim/hertz.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
@@ -18,28 +19,19 @@ struct pair_buf {
   int failed;
 };
 
-/* A grid of cubic cells over a box. Items are sorted by cell; items left
- * out of the search sit in a last bucket, cell n_cells. */
-struct grid {
-  double lo[3], h, inv_h;
-  size_t dims[3], n_cells;
-  size_t *cell_start; /* n_cells + 2 */
-  size_t cells_alloc;
-};
-
 struct dem_nb_work {
   size_t n_alloc; /* spheres the per-sphere arrays below hold */
   size_t *cell_of, *order, *pos;
   unsigned char *candidate;
   double (*sx)[3], *sr; /* positions and radii in cell order */
   int *sb;              /* bodies in cell order */
-  struct grid sg;
+  struct dem_grid sg;
   struct pair_buf *tb;
   int n_tb;
   size_t bodies_alloc; /* bodies the per-body arrays below hold */
   size_t *bcell_of, *border;
   double *bradius;
-  struct grid bg;
+  struct dem_grid bg;
 };
 
 int dem_neighbors_stale(const struct dem_sim *sim) {
@@ -64,20 +56,6 @@ int dem_neighbors_stale(const struct dem_sim *sim) {
 }
 
 /* ---- allocation --------------------------------------------------------- */
-
-static dem_status grow(void **ptr, size_t *have, size_t want, size_t size) {
-  if (*ptr && *have >= want)
-    return DEM_OK;
-  void *p = realloc(*ptr, (want ? want : 1) * size);
-  if (!p)
-    return dem_fail(DEM_ERR_NOMEM,
-                    "out of memory for neighbour lists "
-                    "(%zu items of %zu bytes)",
-                    want, size);
-  *ptr = p;
-  *have = want;
-  return DEM_OK;
-}
 
 static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
                                size_t n_bodies) {
@@ -170,93 +148,6 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
   return bytes;
 }
 
-/* ---- grids ----------------------------------------------------------------
- */
-
-/* Bounding box of the points x (those with use[i] set, if use is given). */
-static void bounding_box(const double (*x)[3], size_t n,
-                         const unsigned char *use, double lo[3], double hi[3]) {
-  double lx = DBL_MAX, ly = DBL_MAX, lz = DBL_MAX;
-  double hx = -DBL_MAX, hy = -DBL_MAX, hz = -DBL_MAX;
-  long nn = (long)n;
-#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)           \
-    reduction(min                                                              \
-              : lx, ly, lz) reduction(max                                      \
-                                      : hx, hy, hz)
-  for (long i = 0; i < nn; i++) {
-    if (use && !use[i])
-      continue;
-    lx = x[i][0] < lx ? x[i][0] : lx;
-    ly = x[i][1] < ly ? x[i][1] : ly;
-    lz = x[i][2] < lz ? x[i][2] : lz;
-    hx = x[i][0] > hx ? x[i][0] : hx;
-    hy = x[i][1] > hy ? x[i][1] : hy;
-    hz = x[i][2] > hz ? x[i][2] : hz;
-  }
-  lo[0] = lx, lo[1] = ly, lo[2] = lz;
-  hi[0] = hx, hi[1] = hy, hi[2] = hz;
-}
-
-/* Cells at least h wide over [lo, hi], no more than max_cells of them. */
-static dem_status grid_size(struct grid *g, const double lo[3],
-                            const double hi[3], double h, size_t max_cells) {
-  double ext[3];
-  for (int k = 0; k < 3; k++) {
-    ext[k] = hi[k] - lo[k];
-    if (!(ext[k] >= 0 && ext[k] < 1e300)) /* no points, or not finite */
-      ext[k] = 0;
-    g->lo[k] = lo[k] <= hi[k] && isfinite(lo[k]) ? lo[k] : 0;
-  }
-  for (;;) {
-    double cells = 1;
-    for (int k = 0; k < 3; k++)
-      cells *= floor(ext[k] / h) + 1;
-    if (cells <= (double)max_cells)
-      break;
-    h *= 1.26;
-  }
-  g->n_cells = 1;
-  for (int k = 0; k < 3; k++) {
-    g->dims[k] = (size_t)(ext[k] / h) + 1;
-    g->n_cells *= g->dims[k];
-  }
-  g->h = h;
-  g->inv_h = 1.0 / h;
-  return grow((void **)&g->cell_start, &g->cells_alloc, g->n_cells + 2,
-              sizeof *g->cell_start);
-}
-
-/* Cell coordinates of x, clamped to the grid (clamping keeps points that
- * are within one cell width of each other in neighbouring cells). */
-static inline void grid_coords(const struct grid *g, const double x[3],
-                               size_t c[3]) {
-  for (int k = 0; k < 3; k++) {
-    double u = (x[k] - g->lo[k]) * g->inv_h;
-    double top = (double)(g->dims[k] - 1);
-    c[k] = u > 0 ? (u < top ? (size_t)u : g->dims[k] - 1) : 0;
-  }
-}
-
-static inline size_t grid_index(const struct grid *g, const size_t c[3]) {
-  return (c[2] * g->dims[1] + c[1]) * g->dims[0] + c[0];
-}
-
-/* Stable counting sort of n items by key (0..n_keys-1, where key n_keys-1
- * is the left-out bucket): order[new] = old, start[key] = first new. */
-static void counting_sort(size_t n, const size_t *key, size_t n_keys,
-                          size_t *start, size_t *order) {
-  memset(start, 0, (n_keys + 1) * sizeof *start);
-  for (size_t i = 0; i < n; i++)
-    start[key[i] + 1]++;
-  for (size_t c = 0; c < n_keys; c++)
-    start[c + 1] += start[c];
-  for (size_t i = 0; i < n; i++)
-    order[start[key[i]]++] = i;
-  for (size_t c = n_keys; c > 0; c--)
-    start[c] = start[c - 1];
-  start[0] = 0;
-}
-
 /* ---- sphere order ---------------------------------------------------------
  */
 
@@ -308,18 +199,18 @@ static dem_status broad_phase(struct dem_sim *sim) {
     if (w->bradius[k] > max_r)
       max_r = w->bradius[k];
   }
-  bounding_box((const double(*)[3])b->x, b->n, NULL, lo, hi);
-  struct grid *g = &w->bg;
-  dem_status st = grid_size(g, lo, hi, 2 * max_r + skin, 8 * b->n + 64);
+  dem_bounding_box((const double(*)[3])b->x, b->n, NULL, lo, hi);
+  struct dem_grid *g = &w->bg;
+  dem_status st = dem_grid_size(g, lo, hi, 2 * max_r + skin, 8 * b->n + 64);
   if (st)
     return st;
 #pragma omp parallel for schedule(static) if (nbod > DEM_PARALLEL_MIN)
   for (long k = 0; k < nbod; k++) {
     size_t c[3];
-    grid_coords(g, b->x[k], c);
-    w->bcell_of[k] = grid_index(g, c);
+    dem_grid_coords(g, b->x[k], c);
+    w->bcell_of[k] = dem_grid_index(g, c);
   }
-  counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
+  dem_counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
   const double *R = w->bradius;
   unsigned char *cand = w->candidate;
 #pragma omp parallel for schedule(static) if (nbod > DEM_PARALLEL_MIN / 8)
@@ -330,7 +221,7 @@ static dem_status broad_phase(struct dem_sim *sim) {
       cand[i] = wl->enabled && near_wall(wl, s->x[i], s->radius[i] + skin);
     }
     size_t c[3];
-    grid_coords(g, b->x[k], c);
+    dem_grid_coords(g, b->x[k], c);
     size_t z0 = c[2] ? c[2] - 1 : 0,
            z1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : c[2];
     size_t y0 = c[1] ? c[1] - 1 : 0,
@@ -409,7 +300,7 @@ static inline void scan_range(const struct dem_nb_work *w, double skin,
  * sphere's partners come in ascending index. */
 static void find_pairs(struct dem_sim *sim, size_t n_search) {
   struct dem_nb_work *w = sim->nb.work;
-  const struct grid *g = &w->sg;
+  const struct dem_grid *g = &w->sg;
   const double skin = sim->nb.skin;
   const size_t *cs = g->cell_start;
   const size_t d0 = g->dims[0], d1 = g->dims[1], d2 = g->dims[2];
@@ -510,17 +401,20 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
       list[pos[j]++] = i;
     }
   }
-  /* Each list sorted (insertion sort: lists are short), then each pair's
-   * r_i + r_j and stiffness, from i's side, as the brute force has them. */
+  /* Each list sorted by sphere id (insertion sort: lists are short), so
+   * that force sums do not depend on the current sphere order; then each
+   * pair's r_i + r_j and stiffness, from i's side, as the brute force has
+   * them. */
   const struct dem_spheres *s = &sim->s;
   const size_t nm = sim->n_materials;
+  const size_t *id = s->id;
   long nn = (long)n;
 #pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
   for (long i = 0; i < nn; i++) {
     for (size_t k = start[i] + 1; k < start[i + 1]; k++) {
       int v = list[k];
       size_t m = k;
-      for (; m > start[i] && list[m - 1] > v; m--)
+      for (; m > start[i] && id[list[m - 1]] > id[v]; m--)
         list[m] = list[m - 1];
       list[m] = v;
     }
@@ -560,18 +454,19 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   /* Sphere grid over the candidates: cells one interaction range wide,
    * no more than about eight per sphere. */
   double lo[3], hi[3];
-  bounding_box((const double(*)[3])s->x, n, use, lo, hi);
-  struct grid *g = &w->sg;
-  if ((st = grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin, 8 * n + 64)))
+  dem_bounding_box((const double(*)[3])s->x, n, use, lo, hi);
+  struct dem_grid *g = &w->sg;
+  if ((st = dem_grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin,
+                          8 * n + 64)))
     return st;
   const long nn = (long)n;
 #pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
   for (long i = 0; i < nn; i++) {
     size_t c[3];
-    grid_coords(g, s->x[i], c);
-    w->cell_of[i] = use && !use[i] ? g->n_cells : grid_index(g, c);
+    dem_grid_coords(g, s->x[i], c);
+    w->cell_of[i] = use && !use[i] ? g->n_cells : dem_grid_index(g, c);
   }
-  counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
+  dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
   size_t n_search = g->cell_start[g->n_cells];
   copy_sorted(sim, n_search);
   find_pairs(sim, n_search);
@@ -597,6 +492,7 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   nb->n_active = n_active;
   nb->n_candidates = n_search;
   memcpy(s->x_build, s->x, n * sizeof *s->x);
+  memcpy(sim->b.x_build, sim->b.x, sim->b.n * sizeof *sim->b.x);
   nb->builds++;
   return DEM_OK;
 }

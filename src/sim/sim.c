@@ -6,6 +6,7 @@
 
 #include "core/quat.h"
 #include "operators/pipeline.h"
+#include "sim/body_order.h"
 #include "sim/neighbors.h"
 
 #define ALLOC(ptr, count)                                                      \
@@ -33,6 +34,9 @@ dem_status dem_sim_alloc_bodies(struct dem_sim *sim, size_t n_bodies,
   ALLOC(b->shape, n_bodies);
   ALLOC(b->first_member, n_bodies + 1);
   ALLOC(b->member_slot, n_spheres);
+  ALLOC(b->x_build, n_bodies);
+  ALLOC(b->id, n_bodies);
+  ALLOC(b->index_of, n_bodies);
   s->n = n_spheres;
   ALLOC(s->x, n_spheres);
   ALLOC(s->x_build, n_spheres);
@@ -42,6 +46,13 @@ dem_status dem_sim_alloc_bodies(struct dem_sim *sim, size_t n_bodies,
   ALLOC(s->body, n_spheres);
   ALLOC(s->material, n_spheres);
   ALLOC(s->member, n_spheres);
+  ALLOC(s->id, n_spheres);
+  ALLOC(s->index_of, n_spheres);
+  for (size_t i = 0; i < n_bodies; i++)
+    b->id[i] = b->index_of[i] = i;
+  for (size_t i = 0; i < n_spheres; i++)
+    s->id[i] = s->index_of[i] = i;
+  sim->nb.sorted_at = -1;
   return DEM_OK;
 }
 
@@ -54,9 +65,12 @@ void dem_sim_release(struct dem_sim *sim) {
   free(b->x), free(b->v), free(b->q), free(b->w), free(b->force);
   free(b->torque), free(b->mass), free(b->inertia), free(b->rot_aux);
   free(b->shape), free(b->first_member), free(b->member_slot);
+  free(b->x_build), free(b->id), free(b->index_of);
+  free(s->id), free(s->index_of);
   free(s->x), free(s->x_build), free(s->offset), free(s->force);
   free(s->radius), free(s->body), free(s->material), free(s->member);
   dem_neighbors_release(nb);
+  dem_body_order_release(nb);
   for (size_t i = 0; i < sim->n_materials; i++)
     free(sim->materials[i].name);
   free(sim->materials);

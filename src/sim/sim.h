@@ -41,10 +41,16 @@ struct dem_bodies {
   int *shape;
   size_t *first_member; /* n + 1: members of body b are member_slot[first..] */
   size_t *member_slot;  /* sphere index of each member, fixed member order */
+  double (*x_build)[3]; /* position at the last neighbour build */
+  /* Bodies are renumbered in space now and then (sim/body_order.c): id[i]
+   * is body i's number in the input and the output, index_of[id] its
+   * place in these arrays now. */
+  size_t *id, *index_of;
 };
 
 /* Spheres, structure of arrays, in body order (each body's members
- * contiguous); the neighbour search sorts a copy by cell. */
+ * contiguous, in member order); the neighbour search sorts a copy by
+ * cell. */
 struct dem_spheres {
   size_t n;
   double (*x)[3];       /* lab position */
@@ -54,11 +60,13 @@ struct dem_spheres {
   double *radius;
   int *body;
   int *material;
-  size_t *member; /* index of this sphere in its body's member list */
+  size_t *member;        /* index of this sphere in its body's member list */
+  size_t *id, *index_of; /* as for bodies: output number, and back */
 };
 
 /* Verlet lists (sim/neighbors.c): full (both directions), in CSR form,
- * each sphere's list in ascending sphere index; same-body pairs never
+ * each sphere's list in ascending sphere id (so that every force sum has
+ * the same order whatever the bodies' current order); same-body pairs never
  * enter. Beside each entry, the pair's r_i + r_j and Hertz stiffness
  * 4/3 E* sqrt(R*), so that the contact loop reads only positions at
  * random. `active` lists, ascending, the spheres that have a neighbour or
@@ -76,10 +84,16 @@ enum dem_broad_phase {
   DEM_BROAD_ON = 1,
   DEM_BROAD_OFF = 2
 };
+/* When bodies are put in spatial order (sim/body_order.h). */
+enum dem_sort_bodies { DEM_SORT_AUTO = 0, DEM_SORT_ON = 1, DEM_SORT_OFF = 2 };
 struct dem_nb_work;
+struct dem_order_work;
 struct dem_neighbors {
   double skin;
   int broad_phase; /* enum dem_broad_phase: bodies' bounding spheres first */
+  int sort_bodies; /* enum dem_sort_bodies */
+  long sorted_at;  /* builds at the last spatial sort, -1: never */
+  long sorts;      /* spatial sorts so far */
   size_t *start;   /* n_spheres + 1 */
   int *list;
   double *pair_rsum, *pair_k; /* beside list */
@@ -87,9 +101,10 @@ struct dem_neighbors {
   struct dem_nb_active *active;
   size_t n_active;
   long builds;
-  size_t n_pairs;           /* pairs (each once) at the last build */
-  size_t n_candidates;      /* spheres the sphere phase searched */
-  struct dem_nb_work *work; /* cell grids and scratch, private */
+  size_t n_pairs;                    /* pairs (each once) at the last build */
+  size_t n_candidates;               /* spheres the sphere phase searched */
+  struct dem_nb_work *work;          /* cell grids and scratch, private */
+  struct dem_order_work *order_work; /* the spatial sort's, private */
 };
 
 struct dem_walls {

@@ -1,0 +1,163 @@
+/* Spatial order of bodies: a counting sort by cell and the permutation of
+ * every per-body and per-sphere array. */
+#include "sim/body_order.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/grid.h"
+
+struct dem_order_work {
+  size_t n_bodies, n_spheres; /* what the arrays below hold */
+  size_t *key, *order;        /* per body: cell, new -> old */
+  size_t *first;              /* n_bodies + 1: new first members */
+  size_t *sphere_order;       /* per sphere: new -> old */
+  void *buf;                  /* one array's worth, for the permutation */
+  size_t buf_bytes;
+  struct dem_grid grid;
+};
+
+int dem_body_order_due(const struct dem_sim *sim) {
+  const struct dem_neighbors *nb = &sim->nb;
+  int on =
+      nb->sort_bodies == DEM_SORT_ON ||
+      (nb->sort_bodies == DEM_SORT_AUTO && sim->b.n >= DEM_SORT_MIN_BODIES);
+  return on && sim->b.n > 1 &&
+         (nb->sorted_at < 0 ||
+          nb->builds - nb->sorted_at >= DEM_SORT_EVERY_BUILDS);
+}
+
+void dem_body_order_release(struct dem_neighbors *nb) {
+  struct dem_order_work *w = nb->order_work;
+  if (!w)
+    return;
+  free(w->key), free(w->order), free(w->first), free(w->sphere_order);
+  free(w->buf), free(w->grid.cell_start);
+  free(w);
+  nb->order_work = NULL;
+}
+
+/* Scratch for n_bodies and n_spheres (fixed for a run: allocated once). */
+static dem_status reserve(struct dem_neighbors *nb, size_t n_bodies,
+                          size_t n_spheres) {
+  if (!nb->order_work && !(nb->order_work = calloc(1, sizeof *nb->order_work)))
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for sorting bodies");
+  struct dem_order_work *w = nb->order_work;
+  if (w->n_bodies == n_bodies && w->n_spheres == n_spheres && w->buf)
+    return DEM_OK;
+  /* The widest per-item array: rot_aux of bodies or 3-vectors of spheres. */
+  size_t bytes = n_bodies * DEM_ROT_AUX * sizeof(double);
+  if (n_spheres * 3 * sizeof(double) > bytes)
+    bytes = n_spheres * 3 * sizeof(double);
+  free(w->key), free(w->order), free(w->first), free(w->sphere_order);
+  free(w->buf);
+  w->key = malloc(n_bodies * sizeof *w->key);
+  w->order = malloc(n_bodies * sizeof *w->order);
+  w->first = malloc((n_bodies + 1) * sizeof *w->first);
+  w->sphere_order =
+      malloc((n_spheres ? n_spheres : 1) * sizeof *w->sphere_order);
+  w->buf = malloc(bytes ? bytes : 1);
+  if (!w->key || !w->order || !w->first || !w->sphere_order || !w->buf) {
+    w->n_bodies = w->n_spheres = 0;
+    return dem_fail(DEM_ERR_NOMEM,
+                    "out of memory for sorting %zu bodies of %zu spheres",
+                    n_bodies, n_spheres);
+  }
+  w->n_bodies = n_bodies;
+  w->n_spheres = n_spheres;
+  return DEM_OK;
+}
+
+/* a[k] = a[order[k]] for k < n, items of `size` bytes, through buf. */
+static void permute(void *a, size_t size, size_t n, const size_t *order,
+                    void *buf) {
+  const char *src = a;
+  char *tmp = buf;
+  long nn = (long)n;
+#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
+  for (long k = 0; k < nn; k++)
+    memcpy(tmp + (size_t)k * size, src + order[k] * size, size);
+  memcpy(a, buf, n * size);
+}
+
+#define PERMUTE(array, n, order, buf)                                          \
+  permute((array), sizeof *(array), (n), (order), (buf))
+
+dem_status dem_body_order_sort(struct dem_sim *sim) {
+  struct dem_bodies *b = &sim->b;
+  struct dem_spheres *s = &sim->s;
+  const size_t nb = b->n, ns = s->n;
+  dem_status st;
+  if (nb < 2)
+    return DEM_OK;
+  if ((st = reserve(&sim->nb, nb, ns)))
+    return st;
+  struct dem_order_work *w = sim->nb.order_work;
+
+  /* Cells about two bounding radii wide, no more than bodies. */
+  double lo[3], hi[3], h = 0;
+  for (size_t p = 0; p < sim->n_shapes; p++)
+    if (2 * sim->shapes[p].props.bounding_radius > h)
+      h = 2 * sim->shapes[p].props.bounding_radius;
+  dem_bounding_box((const double(*)[3])b->x, nb, NULL, lo, hi);
+  if (!(h > 0))
+    h = 1;
+  if ((st = dem_grid_size(&w->grid, lo, hi, h, nb)))
+    return st;
+  long n = (long)nb;
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  for (long k = 0; k < n; k++) {
+    size_t c[3];
+    dem_grid_coords(&w->grid, b->x[k], c);
+    w->key[k] = dem_grid_index(&w->grid, c);
+  }
+  dem_counting_sort(nb, w->key, w->grid.n_cells, w->grid.cell_start, w->order);
+
+  /* Spheres in the new body order, members in member order. */
+  size_t next = 0;
+  for (size_t k = 0; k < nb; k++) {
+    size_t old = w->order[k];
+    w->first[k] = next;
+    for (size_t m = b->first_member[old]; m < b->first_member[old + 1]; m++)
+      w->sphere_order[next++] = b->member_slot[m];
+  }
+  w->first[nb] = next;
+
+  const size_t *o = w->order, *so = w->sphere_order;
+  void *buf = w->buf;
+  PERMUTE(b->x, nb, o, buf);
+  PERMUTE(b->v, nb, o, buf);
+  PERMUTE(b->q, nb, o, buf);
+  PERMUTE(b->w, nb, o, buf);
+  PERMUTE(b->force, nb, o, buf);
+  PERMUTE(b->torque, nb, o, buf);
+  PERMUTE(b->mass, nb, o, buf);
+  PERMUTE(b->inertia, nb, o, buf);
+  permute(b->rot_aux, DEM_ROT_AUX * sizeof *b->rot_aux, nb, o, buf);
+  PERMUTE(b->shape, nb, o, buf);
+  PERMUTE(b->x_build, nb, o, buf);
+  PERMUTE(b->id, nb, o, buf);
+  memcpy(b->first_member, w->first, (nb + 1) * sizeof *w->first);
+
+  PERMUTE(s->x, ns, so, buf);
+  PERMUTE(s->x_build, ns, so, buf);
+  PERMUTE(s->offset, ns, so, buf);
+  PERMUTE(s->force, ns, so, buf);
+  PERMUTE(s->radius, ns, so, buf);
+  PERMUTE(s->material, ns, so, buf);
+  PERMUTE(s->member, ns, so, buf);
+  PERMUTE(s->id, ns, so, buf);
+  for (size_t k = 0; k < nb; k++)
+    for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++) {
+      b->member_slot[i] = i;
+      s->body[i] = (int)k;
+    }
+  for (size_t k = 0; k < nb; k++)
+    b->index_of[b->id[k]] = k;
+  for (size_t i = 0; i < ns; i++)
+    s->index_of[s->id[i]] = i;
+
+  sim->nb.sorted_at = sim->nb.builds;
+  sim->nb.sorts++;
+  return DEM_OK;
+}

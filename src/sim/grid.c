@@ -1,0 +1,92 @@
+/* Cubic cell grids over a box and a stable counting sort by cell. */
+#include "sim/grid.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+dem_status dem_grow(void **ptr, size_t *have, size_t want, size_t size) {
+  if (*ptr && *have >= want)
+    return DEM_OK;
+  void *p = realloc(*ptr, (want ? want : 1) * size);
+  if (!p)
+    return dem_fail(DEM_ERR_NOMEM,
+                    "out of memory for neighbour search scratch "
+                    "(%zu items of %zu bytes)",
+                    want, size);
+  *ptr = p;
+  *have = want;
+  return DEM_OK;
+}
+
+/* Bounding box of the points x (those with use[i] set, if use is given). */
+void dem_bounding_box(const double (*x)[3], size_t n, const unsigned char *use,
+                      double lo[3], double hi[3]) {
+  double lx = DBL_MAX, ly = DBL_MAX, lz = DBL_MAX;
+  double hx = -DBL_MAX, hy = -DBL_MAX, hz = -DBL_MAX;
+  long nn = (long)n;
+#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)           \
+    reduction(min                                                              \
+              : lx, ly, lz) reduction(max                                      \
+                                      : hx, hy, hz)
+  for (long i = 0; i < nn; i++) {
+    if (use && !use[i])
+      continue;
+    lx = x[i][0] < lx ? x[i][0] : lx;
+    ly = x[i][1] < ly ? x[i][1] : ly;
+    lz = x[i][2] < lz ? x[i][2] : lz;
+    hx = x[i][0] > hx ? x[i][0] : hx;
+    hy = x[i][1] > hy ? x[i][1] : hy;
+    hz = x[i][2] > hz ? x[i][2] : hz;
+  }
+  lo[0] = lx, lo[1] = ly, lo[2] = lz;
+  hi[0] = hx, hi[1] = hy, hi[2] = hz;
+}
+
+/* Cells at least h wide over [lo, hi], no more than max_cells of them. */
+dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
+                         const double hi[3], double h, size_t max_cells) {
+  double ext[3];
+  for (int k = 0; k < 3; k++) {
+    ext[k] = hi[k] - lo[k];
+    if (!(ext[k] >= 0 && ext[k] < 1e300)) /* no points, or not finite */
+      ext[k] = 0;
+    g->lo[k] = lo[k] <= hi[k] && isfinite(lo[k]) ? lo[k] : 0;
+  }
+  for (;;) {
+    double cells = 1;
+    for (int k = 0; k < 3; k++)
+      cells *= floor(ext[k] / h) + 1;
+    if (cells <= (double)max_cells)
+      break;
+    h *= 1.26;
+  }
+  g->n_cells = 1;
+  for (int k = 0; k < 3; k++) {
+    g->dims[k] = (size_t)(ext[k] / h) + 1;
+    g->n_cells *= g->dims[k];
+  }
+  g->h = h;
+  g->inv_h = 1.0 / h;
+  return dem_grow((void **)&g->cell_start, &g->cells_alloc, g->n_cells + 2,
+                  sizeof *g->cell_start);
+}
+
+/* Stable counting sort of n items by key (0..n_keys-1, where key n_keys-1
+ * is the left-out bucket): order[new] = old, start[key] = first new. */
+void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
+                       size_t *start, size_t *order) {
+  memset(start, 0, (n_keys + 1) * sizeof *start);
+  for (size_t i = 0; i < n; i++)
+    start[key[i] + 1]++;
+  for (size_t c = 0; c < n_keys; c++)
+    start[c + 1] += start[c];
+  for (size_t i = 0; i < n; i++)
+    order[start[key[i]]++] = i;
+  for (size_t c = n_keys; c > 0; c--)
+    start[c] = start[c - 1];
+  start[0] = 0;
+}
