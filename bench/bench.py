@@ -15,7 +15,9 @@ steps:
     same rods as rigid bodies (fix rigid/small, pair granular
     hertz/material, fix wall/gran), the same dt, skin and steps, on 1 MPI
     rank and on as many ranks as the largest thread count.
-Runs are interleaved and repeated; the best of the repeats is reported and
+With --compare-sort, dem also runs with its bodies kept in input order
+(contact.sort_bodies=off), interleaved with the sorted runs. Runs are
+interleaved and repeated; the best of the repeats is reported and
 the spread (worst/best) shows how noisy the machine was. Rates are
 sphere-steps per second. Documented in docs/performance.md.
 """
@@ -23,6 +25,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -100,10 +103,10 @@ def run_cmd(cmd, env=None, cwd=None):
     return p.stdout, p.stderr
 
 
-def dem_bench(exe, cfg, steps, threads, work):
+def dem_bench(exe, cfg, steps, threads, work, sets=()):
     out, err = run_cmd(
-        [exe, cfg, str(steps), str(threads), os.path.join(work, "b.h5")],
-        env=dict(os.environ, OMP_PROC_BIND="false"))
+        [exe, cfg, str(steps), str(threads), os.path.join(work, "b.h5")]
+        + list(sets), env=dict(os.environ, OMP_PROC_BIND="false"))
     r = {"ops": {}}
     for line in out.splitlines():
         k, *v = line.split()
@@ -278,6 +281,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--compare-sort", action="store_true",
+                    help="also run dem with contact.sort_bodies=off "
+                    "(bodies kept in input order), interleaved")
     a = ap.parse_args()
     # dem itself spins briefly at barriers unless told otherwise (see
     # src/cli/main.c); the in-process driver gets the same.
@@ -311,6 +317,10 @@ def main():
                     % (3 * n_rods, steps, rep + 1, t))
                 res["dem"].setdefault(t, []).append(
                     dem_bench(exe, cfg, steps, t, a.work))
+                if a.compare_sort:
+                    res.setdefault("unsorted", {}).setdefault(t, []).append(
+                        dem_bench(exe, cfg, steps, t, a.work,
+                                  ["contact.sort_bodies=off"]))
                 if not a.no_dem_run:
                     res["run"].setdefault(t, []).append(
                         dem_run(dem, cfg, t, a.work))
@@ -386,6 +396,18 @@ def details(results, threads):
         print("%d spheres (load average %.1f at the end): %s; %s"
               % (r["spheres"], r["load"], ", ".join(parts), e))
         if len(r["dem"]) > 1:
+            t1, tn = threads[0], threads[-1]
+            for name, key in (("sorted", "dem"), ("unsorted", "unsorted")):
+                if key not in r:
+                    continue
+                pairs = [b_["sphere_steps_per_second"] / a_["sphere_steps_per_second"]
+                         for a_, b_ in zip(r[key][t1], r[key][tn])]
+                print("   %s bodies: %dT/%dT speedup of adjacent runs: median "
+                      "%.2fx, range %.2f-%.2fx; best/best %.2fx"
+                      % (name if "unsorted" in r else "dem", tn, t1,
+                         statistics.median(pairs), min(pairs), max(pairs),
+                         best(r[key][tn], "sphere_steps_per_second")[0]
+                         / best(r[key][t1], "sphere_steps_per_second")[0]))
             same = all(abs(a_["energy_end"] - b_["energy_end"]) == 0
                        for a_ in r["dem"][threads[0]] for b_ in r["dem"][threads[-1]])
             print("   final energy bitwise the same for %s threads: %s"

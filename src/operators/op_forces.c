@@ -6,10 +6,13 @@
 #include "sim/neighbors.h"
 
 static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
-  long ns = (long)sim->s.n, nb = (long)sim->b.n;
+  /* Sphere forces are zero already when gather_forces moved them onto the
+   * bodies: a pass over every sphere saved. */
+  long ns = sim->s.forces_dirty ? (long)sim->s.n : 0, nb = (long)sim->b.n;
+  sim->s.forces_dirty = 0;
   /* In parallel: a serial memset was 5 % of a step that two threads
    * otherwise split. */
-#pragma omp parallel if (ns > DEM_PARALLEL_MIN)
+#pragma omp parallel if (ns + nb > DEM_PARALLEL_MIN)
   {
 #pragma omp for schedule(static) nowait
     for (long i = 0; i < ns; i++)
@@ -26,7 +29,8 @@ static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
 const struct dem_operator_type dem_op_reset_forces = {
     .name = "reset_forces",
     .doc = "Zeroes the force of every sphere and the force and torque of "
-           "every body.",
+           "every body (sphere forces only if something set them since "
+           "gather_forces moved them onto the bodies).",
     .flags = DEM_OP_FORCES | DEM_OP_RESET,
     .run = run_reset,
 };

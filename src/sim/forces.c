@@ -75,11 +75,12 @@ void dem_forces_hertz(struct dem_sim *sim) {
       wall_forces(walls, x[i], A->r, A->k_wall, f);
     v3_add(force[i], force[i], f);
   }
+  s->forces_dirty = 1;
 }
 
 void dem_forces_gather(struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
-  const struct dem_spheres *s = &sim->s;
+  struct dem_spheres *s = &sim->s;
   const double *g = sim->gravity;
   long n = (long)b->n;
 #pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
@@ -96,11 +97,13 @@ void dem_forces_gather(struct dem_sim *sim) {
       v3_sub(arm, s->x[k], b->x[bi]);
       v3_cross(c, arm, s->force[k]);
       v3_add(t, t, c);
+      s->force[k][0] = s->force[k][1] = s->force[k][2] = 0.0; /* moved */
     }
     v3_axpy(f, b->mass[bi], g);
     v3_add(b->force[bi], b->force[bi], f);
     v3_add(b->torque[bi], b->torque[bi], t);
   }
+  s->forces_dirty = 0;
 }
 
 double dem_energy_elastic(const struct dem_sim *sim, double *scratch) {

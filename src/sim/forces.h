@@ -12,7 +12,7 @@ void dem_forces_hertz(struct dem_sim *sim);
 
 /* Adds to each body the sum of its member spheres' forces, in member
  * order, the torque (x_s - x_b) x f_s about its centre of mass, and
- * gravity. */
+ * gravity; the sphere forces are moved, not copied: they are zero after. */
 void dem_forces_gather(struct dem_sim *sim);
 
 /* Hertz elastic energy of every sphere-sphere and sphere-wall contact

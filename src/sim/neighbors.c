@@ -34,11 +34,15 @@ struct dem_nb_work {
   struct dem_grid bg;
 };
 
-int dem_neighbors_stale(const struct dem_sim *sim) {
+int dem_neighbors_stale(struct dem_sim *sim) {
   const struct dem_spheres *s = &sim->s;
   if (!sim->nb.start)
     return 1;
   const double limit = 0.25 * sim->nb.skin * sim->nb.skin;
+  if (sim->nb.moved2_known) { /* measured by update_spheres */
+    sim->nb.moved2_known = 0;
+    return !(sim->nb.moved2 <= limit);
+  }
   const double(*x)[3] = (const double(*)[3])s->x;
   const double(*x0)[3] = (const double(*)[3])s->x_build;
   long n = (long)s->n;
@@ -493,6 +497,7 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   nb->n_candidates = n_search;
   memcpy(s->x_build, s->x, n * sizeof *s->x);
   memcpy(sim->b.x_build, sim->b.x, sim->b.n * sizeof *sim->b.x);
+  nb->moved2_known = 0;
   nb->builds++;
   return DEM_OK;
 }

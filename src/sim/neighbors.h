@@ -9,8 +9,10 @@
  * phase on when nb.broad_phase is DEM_BROAD_AUTO. */
 #define DEM_BROAD_PHASE_MIN_SPHERES 8
 
-/* True when some sphere moved more than skin/2 since the last build. */
-int dem_neighbors_stale(const struct dem_sim *sim);
+/* True when some sphere moved more than skin/2 since the last build. Uses
+ * (once) the displacement update_spheres measured, if it has since the
+ * last build; otherwise compares every sphere with its build position. */
+int dem_neighbors_stale(struct dem_sim *sim);
 
 /* Rebuilds the lists. With the broad phase, bodies' bounding spheres
  * (radius: the shape's bounding radius about the centre of mass) are

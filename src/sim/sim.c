@@ -101,11 +101,21 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
   long n = (long)s->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  double worst = 0.0;
+#pragma omp parallel for schedule(static)                                      \
+    reduction(max                                                              \
+              : worst) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     int bi = s->body[i];
-    double d[3];
+    double d[3], m[3];
     q_rotate(d, b->q[bi], s->offset[i]);
     v3_add(s->x[i], b->x[bi], d);
+    v3_sub(m, s->x[i], s->x_build[i]);
+    double d2 = v3_dot(m, m);
+    worst = d2 > worst ? d2 : worst;
   }
+  /* The displacement since the last build, while the positions are in
+   * cache (see dem_neighbors_stale). */
+  sim->nb.moved2 = worst;
+  sim->nb.moved2_known = 1;
 }

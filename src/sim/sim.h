@@ -62,6 +62,10 @@ struct dem_spheres {
   int *material;
   size_t *member;        /* index of this sphere in its body's member list */
   size_t *id, *index_of; /* as for bodies: output number, and back */
+  /* Whether some force may be nonzero: hertz_contacts sets it,
+   * gather_forces (which zeroes the forces it moves onto bodies) clears
+   * it, and reset_forces skips the spheres while it is clear. */
+  int forces_dirty;
 };
 
 /* Verlet lists (sim/neighbors.c): full (both directions), in CSR form,
@@ -94,7 +98,12 @@ struct dem_neighbors {
   int sort_bodies; /* enum dem_sort_bodies */
   long sorted_at;  /* builds at the last spatial sort, -1: never */
   long sorts;      /* spatial sorts so far */
-  size_t *start;   /* n_spheres + 1 */
+  /* The largest squared sphere displacement since the last build, as
+   * update_spheres measured it while placing the spheres (if
+   * moved2_known): the neighbour update then needs no pass of its own. */
+  double moved2;
+  int moved2_known;
+  size_t *start; /* n_spheres + 1 */
   int *list;
   double *pair_rsum, *pair_k; /* beside list */
   size_t capacity;            /* of list, pair_rsum, pair_k */
