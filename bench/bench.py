@@ -15,6 +15,9 @@ steps:
     same rods as rigid bodies (fix rigid/small, pair granular
     hertz/material, fix wall/gran), the same dt, skin and steps, on 1 MPI
     rank and on as many ranks as the largest thread count.
+Before each repeat a probe times pure arithmetic on 1 and 2 threads: on a
+shared VM its speedup falls well below 2 whenever the host takes a vCPU
+away, and the repeats measured then are not dem's to answer for.
 With --compare-sort, dem also runs with its bodies kept in input order
 (contact.sort_bodies=off), interleaved with the sorted runs. Runs are
 interleaved and repeated; the best of the repeats is reported and
@@ -115,6 +118,12 @@ def dem_bench(exe, cfg, steps, threads, work, sets=()):
         else:
             r[k] = float(v[0])
     return r
+
+
+def machine_probe(exe):
+    """The host's 1-to-2-thread speedup on pure arithmetic right now."""
+    out, _ = run_cmd([exe, "--probe"])
+    return float(out.split()[1])
 
 
 def dem_run(dem, cfg, threads, work):
@@ -312,6 +321,8 @@ def main():
         if lmp:
             lammps_data(n_rods, a.work, a.seed)
         for rep in range(a.repeats):
+            if 2 in threads:
+                res.setdefault("probe", []).append(machine_probe(exe))
             for t in threads:
                 log("  %d spheres, %d steps, repeat %d: dem %d thread(s)"
                     % (3 * n_rods, steps, rep + 1, t))
@@ -408,6 +419,10 @@ def details(results, threads):
                          statistics.median(pairs), min(pairs), max(pairs),
                          best(r[key][tn], "sphere_steps_per_second")[0]
                          / best(r[key][t1], "sphere_steps_per_second")[0]))
+            if r.get("probe"):
+                pr = r["probe"]
+                print("   machine probe (arithmetic only, before each repeat): "
+                      "2T/1T %s" % " ".join("%.2f" % x for x in pr))
             same = all(abs(a_["energy_end"] - b_["energy_end"]) == 0
                        for a_ in r["dem"][threads[0]] for b_ in r["dem"][threads[-1]])
             print("   final energy bitwise the same for %s threads: %s"
