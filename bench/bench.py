@@ -375,13 +375,21 @@ def report(results, threads, header):
 
 def details(results, threads):
     print()
-    print("=== per operator, 1 thread, best repeat: seconds (share of loop) ===")
+    print("=== per operator, 1 thread, best repeat: seconds (share of loop); "
+          "then the most threads' best repeat (speedup per operator) ===")
     for r in results:
         runs = r["dem"][threads[0]]
         x = max(runs, key=lambda q: q["sphere_steps_per_second"])
         ops = ", ".join("%s %.3f (%.0f%%)" % (k, v, 100 * v / x["loop_seconds"])
                         for k, v in x["ops"].items())
         print("%d spheres: loop %.3f s; %s" % (r["spheres"], x["loop_seconds"], ops))
+        if len(threads) > 1 and r["dem"].get(threads[-1]):
+            tn = threads[-1]
+            y = max(r["dem"][tn], key=lambda q: q["sphere_steps_per_second"])
+            print("   %d threads, best repeat: loop %.3f s; %s" % (
+                tn, y["loop_seconds"], ", ".join(
+                    "%s %.3f (%.2fx)" % (k, v, x["ops"][k] / v if v else 0)
+                    for k, v in y["ops"].items())))
         print("   neighbour builds %d in %d steps, pairs %d, active spheres %d, "
               "list bytes/sphere %.0f, peak RSS/sphere %.0f B"
               % (x["builds"], r["steps"], x["pairs"], x["active"],

@@ -27,6 +27,7 @@ struct dem_nb_work {
   int *sb;              /* bodies in cell order */
   struct dem_grid sg;
   struct pair_buf *tb;
+  size_t *t_count; /* n_tb + 1: active spheres per thread, then offsets */
   int n_tb;
   size_t bodies_alloc; /* bodies the per-body arrays below hold */
   size_t *bcell_of, *border;
@@ -111,6 +112,10 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
       return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists");
     memset(tb + w->n_tb, 0, (size_t)(threads - w->n_tb) * sizeof *tb);
     w->tb = tb;
+    size_t *c = realloc(w->t_count, (size_t)(threads + 1) * sizeof *c);
+    if (!c)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour lists");
+    w->t_count = c;
     w->n_tb = threads;
   }
   return DEM_OK;
@@ -132,6 +137,7 @@ void dem_neighbors_release(struct dem_neighbors *nb) {
   for (int t = 0; t < w->n_tb; t++)
     free(w->tb[t].ij);
   free(w->tb);
+  free(w->t_count);
   free(w);
   nb->work = NULL;
 }
@@ -436,6 +442,17 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
   return DEM_OK;
 }
 
+/* Whether sphere k has a listed neighbour or, among the spheres the
+ * search saw, a wall within reach. */
+static inline int is_active(const struct dem_sim *sim, const unsigned char *use,
+                            size_t k) {
+  const struct dem_walls *wl = &sim->walls;
+  const struct dem_spheres *s = &sim->s;
+  return sim->nb.start[k + 1] > sim->nb.start[k] ||
+         (wl->enabled && (!use || use[k]) &&
+          near_wall(wl, s->x[k], s->radius[k] + sim->nb.skin));
+}
+
 dem_status dem_neighbors_build(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   struct dem_neighbors *nb = &sim->nb;
@@ -477,26 +494,42 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   if ((st = mirror_pairs(sim)))
     return st;
 
-  /* The spheres the contact loop visits. */
-  const struct dem_walls *wl = &sim->walls;
+  /* The spheres the contact loop visits, ascending: each thread counts
+   * its slice, then writes it after the slices before it. */
   const size_t nm = sim->n_materials;
-  size_t n_active = 0;
-  for (size_t k = 0; k < n; k++)
-    if (nb->start[k + 1] > nb->start[k] ||
-        (wl->enabled && (!use || use[k]) &&
-         near_wall(wl, s->x[k], s->radius[k] + nb->skin))) {
+  size_t *counts = w->t_count;
+#pragma omp parallel if (nn > DEM_PARALLEL_MIN)
+  {
+    size_t t = (size_t)omp_get_thread_num(), nt = omp_get_num_threads();
+    size_t k0 = n * t / nt, k1 = n * (t + 1) / nt, c = 0;
+    for (size_t k = k0; k < k1; k++)
+      c += is_active(sim, use, k);
+    counts[t + 1] = c;
+#pragma omp barrier
+#pragma omp single
+    {
+      counts[0] = 0;
+      for (size_t u = 0; u < nt; u++)
+        counts[u + 1] += counts[u];
+      nb->n_active = counts[nt];
+    }
+    for (size_t k = k0, a = counts[t]; k < k1; k++) {
+      if (!is_active(sim, use, k))
+        continue;
       double estar_wall = sim->estar[(size_t)s->material[k] * (nm + 1) + nm];
-      nb->active[n_active++] = (struct dem_nb_active){
+      nb->active[a++] = (struct dem_nb_active){
           .i = (int)k,
           .n = (int)(nb->start[k + 1] - nb->start[k]),
           .first = nb->start[k],
           .r = s->radius[k],
           .k_wall = dem_hertz_stiffness(estar_wall, s->radius[k])};
     }
-  nb->n_active = n_active;
+    /* Build positions: the displacement check's reference. */
+    memcpy(s->x_build + k0, s->x + k0, (k1 - k0) * sizeof *s->x);
+    size_t b0 = sim->b.n * t / nt, b1 = sim->b.n * (t + 1) / nt;
+    memcpy(sim->b.x_build + b0, sim->b.x + b0, (b1 - b0) * sizeof *sim->b.x);
+  }
   nb->n_candidates = n_search;
-  memcpy(s->x_build, s->x, n * sizeof *s->x);
-  memcpy(sim->b.x_build, sim->b.x, sim->b.n * sizeof *sim->b.x);
   nb->moved2_known = 0;
   nb->builds++;
   return DEM_OK;
