@@ -427,6 +427,14 @@ def details(results, threads):
                          statistics.median(pairs), min(pairs), max(pairs),
                          best(r[key][tn], "sphere_steps_per_second")[0]
                          / best(r[key][t1], "sphere_steps_per_second")[0]))
+            if r["lmp"].get(t1) and r["lmp"].get(tn):
+                pairs = [b_["rate"] / a_["rate"]
+                         for a_, b_ in zip(r["lmp"][t1], r["lmp"][tn])]
+                print("   LAMMPS: %d/%d ranks speedup of adjacent runs: median "
+                      "%.2fx, range %.2f-%.2fx; best/best %.2fx"
+                      % (tn, t1, statistics.median(pairs), min(pairs),
+                         max(pairs), best(r["lmp"][tn], "rate")[0]
+                         / best(r["lmp"][t1], "rate")[0]))
             if r.get("probe"):
                 pr = r["probe"]
                 print("   machine probe (arithmetic only, before each repeat): "

@@ -88,9 +88,10 @@ static dem_status run_gather(struct dem_op *op, struct dem_sim *sim) {
 
 const struct dem_operator_type dem_op_gather_forces = {
     .name = "gather_forces",
-    .doc = "Adds each body's member sphere forces, their torques about the "
-           "centre of mass, and gravity to the body (a fixed order: results "
-           "do not depend on the thread count).",
+    .doc = "Moves each body's member sphere forces onto the body (leaving "
+           "them zero), with their torques about the centre of mass, and adds "
+           "gravity (a fixed order: results do not depend on the thread "
+           "count).",
     .flags = DEM_OP_FORCES,
     .run = run_gather,
 };

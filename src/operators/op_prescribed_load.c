@@ -106,7 +106,8 @@ static void release_load(struct dem_op *op) {
 const struct dem_operator_type dem_op_prescribed_load = {
     .name = "prescribed_load",
     .doc = "Adds force * f(t) and torque * f(t) to bodies (all, or the "
-           "listed indices), with f = 1 (function: constant), exp(rate t) or "
+           "listed input numbers), with f = 1 (function: constant), exp(rate "
+           "t) or "
            "sin(omega t + phase); vectors in the lab frame or the body "
            "principal frame (frame: body).",
     .params = load_params,
