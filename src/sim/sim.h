@@ -29,9 +29,11 @@ struct dem_shape {
   struct dem_clump_props props; /* mass, inertia, bounding radius, ... */
 };
 
-/* Bodies, structure of arrays. Angular velocity in the body principal frame;
- * force and torque accumulators in the lab frame. v and w are what the
- * scheme holds (half step behind at a step boundary for leapfrog). */
+/* Bodies, structure of arrays (every per-body and per-sphere array, a new
+ * one too, is permuted by the spatial sort in sim/body_order.c). Angular
+ * velocity in the body principal frame; force and torque accumulators in the
+ * lab frame. v and w are what the scheme holds (half step behind at a step
+ * boundary for leapfrog). */
 struct dem_bodies {
   size_t n;
   double (*x)[3], (*v)[3], (*q)[4], (*w)[3];
