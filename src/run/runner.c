@@ -416,6 +416,8 @@ static int state_suspect(const struct dem_sim *sim) {
   }
   if (bad || !w->enabled)
     return bad;
+  if (s->escape_known) /* update_spheres looked as it placed them */
+    return s->escaped;
 #pragma omp parallel for schedule(static)                                      \
     reduction(|                                                                \
               : bad) if (ns > DEM_PARALLEL_MIN)

@@ -100,11 +100,14 @@ double dem_effective_modulus(const struct dem_material *a,
 void dem_sim_update_spheres(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
+  const struct dem_walls *wl = &sim->walls;
   long n = (long)s->n;
   double worst = 0.0;
-#pragma omp parallel for schedule(static)                                      \
-    reduction(max                                                              \
-              : worst) if (n > DEM_PARALLEL_MIN)
+  int escaped = 0;
+#pragma omp parallel for schedule(static) reduction(max                        \
+                                                    : worst)                   \
+    reduction(|                                                                \
+              : escaped) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
     int bi = s->body[i];
     double d[3], m[3];
@@ -113,9 +116,15 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
     v3_sub(m, s->x[i], s->x_build[i]);
     double d2 = v3_dot(m, m);
     worst = d2 > worst ? d2 : worst;
+    if (wl->enabled)
+      for (int k = 0; k < 3; k++)
+        escaped |= s->x[i][k] < wl->lo[k] - s->radius[i] ||
+                   s->x[i][k] > wl->hi[k] + s->radius[i];
   }
-  /* The displacement since the last build, while the positions are in
-   * cache (see dem_neighbors_stale). */
+  /* The displacement since the last build and the wall check, while the
+   * positions are in cache (see dem_neighbors_stale and the runner). */
   sim->nb.moved2 = worst;
   sim->nb.moved2_known = 1;
+  s->escaped = escaped;
+  s->escape_known = 1;
 }

@@ -68,6 +68,10 @@ struct dem_spheres {
    * gather_forces (which zeroes the forces it moves onto bodies) clears
    * it, and reset_forces skips the spheres while it is clear. */
   int forces_dirty;
+  /* Whether some sphere lay entirely beyond a wall when update_spheres
+   * last placed them (if escape_known): the run's per-step state check
+   * then needs no pass over the spheres of its own. */
+  int escaped, escape_known;
 };
 
 /* Verlet lists (sim/neighbors.c): full (both directions), in CSR form,
