@@ -2,7 +2,6 @@
  * spheres paired through a half stencil and mirrored into full lists. */
 #include "sim/neighbors.h"
 
-#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
