@@ -373,6 +373,15 @@ def report(results, threads, header):
     sys.stdout.flush()
 
 
+def speedups(runs1, runsn, key):
+    """Rate of each many-thread run over the 1-thread run just before it
+    (median and range), and best over best."""
+    pairs = [b_[key] / a_[key] for a_, b_ in zip(runs1, runsn)]
+    return "median %.2fx, range %.2f-%.2fx; best/best %.2fx" % (
+        statistics.median(pairs), min(pairs), max(pairs),
+        best(runsn, key)[0] / best(runs1, key)[0])
+
+
 def details(results, threads):
     print()
     print("=== per operator, 1 thread, best repeat: seconds (share of loop); "
@@ -419,22 +428,13 @@ def details(results, threads):
             for name, key in (("sorted", "dem"), ("unsorted", "unsorted")):
                 if key not in r:
                     continue
-                pairs = [b_["sphere_steps_per_second"] / a_["sphere_steps_per_second"]
-                         for a_, b_ in zip(r[key][t1], r[key][tn])]
-                print("   %s bodies: %dT/%dT speedup of adjacent runs: median "
-                      "%.2fx, range %.2f-%.2fx; best/best %.2fx"
+                print("   %s bodies: %dT/%dT speedup of adjacent runs: %s"
                       % (name if "unsorted" in r else "dem", tn, t1,
-                         statistics.median(pairs), min(pairs), max(pairs),
-                         best(r[key][tn], "sphere_steps_per_second")[0]
-                         / best(r[key][t1], "sphere_steps_per_second")[0]))
+                         speedups(r[key][t1], r[key][tn],
+                                  "sphere_steps_per_second")))
             if r["lmp"].get(t1) and r["lmp"].get(tn):
-                pairs = [b_["rate"] / a_["rate"]
-                         for a_, b_ in zip(r["lmp"][t1], r["lmp"][tn])]
-                print("   LAMMPS: %d/%d ranks speedup of adjacent runs: median "
-                      "%.2fx, range %.2f-%.2fx; best/best %.2fx"
-                      % (tn, t1, statistics.median(pairs), min(pairs),
-                         max(pairs), best(r["lmp"][tn], "rate")[0]
-                         / best(r["lmp"][t1], "rate")[0]))
+                print("   LAMMPS: %d/%d ranks speedup of adjacent runs: %s"
+                      % (tn, t1, speedups(r["lmp"][t1], r["lmp"][tn], "rate")))
             if r.get("probe"):
                 pr = r["probe"]
                 print("   machine probe (arithmetic only, before each repeat): "
