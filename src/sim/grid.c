@@ -8,14 +8,14 @@
 
 #include "sim/sim.h"
 
-dem_status dem_grow(void **ptr, size_t *have, size_t want, size_t size) {
+/* Grows *ptr to hold want items of size bytes (kept when big enough). */
+static dem_status grow(void **ptr, size_t *have, size_t want, size_t size) {
   if (*ptr && *have >= want)
     return DEM_OK;
   void *p = realloc(*ptr, (want ? want : 1) * size);
   if (!p)
     return dem_fail(DEM_ERR_NOMEM,
-                    "out of memory for neighbour search scratch "
-                    "(%zu items of %zu bytes)",
+                    "out of memory for a cell grid (%zu cells of %zu bytes)",
                     want, size);
   *ptr = p;
   *have = want;
@@ -71,8 +71,8 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
   }
   g->h = h;
   g->inv_h = 1.0 / h;
-  return dem_grow((void **)&g->cell_start, &g->cells_alloc, g->n_cells + 2,
-                  sizeof *g->cell_start);
+  return grow((void **)&g->cell_start, &g->cells_alloc, g->n_cells + 2,
+              sizeof *g->cell_start);
 }
 
 /* Stable counting sort of n items by key (0..n_keys-1, where key n_keys-1

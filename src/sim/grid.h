@@ -16,9 +16,6 @@ struct dem_grid {
   size_t cells_alloc;
 };
 
-/* Grows *ptr to hold want items of size bytes (kept when big enough). */
-dem_status dem_grow(void **ptr, size_t *have, size_t want, size_t size);
-
 /* Bounding box of the points x (those with use[i] set, if use is given). */
 void dem_bounding_box(const double (*x)[3], size_t n, const unsigned char *use,
                       double lo[3], double hi[3]);
