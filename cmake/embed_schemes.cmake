@@ -1,7 +1,7 @@
 # Writes a C file holding every configs/schemes/*.yaml as a string table.
 file(GLOB FILES ${DIR}/*.yaml)
 list(SORT FILES)
-set(body "/* Generated from configs/schemes by cmake/embed_schemes.cmake. */\n#include <stddef.h>\n#include \"setup/schemes_data.h\"\nconst struct dem_embedded_scheme dem_embedded_schemes[] = {\n")
+set(body "/* Generated from configs/schemes by cmake/embed_schemes.cmake. */\n#include <stddef.h>\n#include \"operators/schemes_data.h\"\nconst struct dem_embedded_scheme dem_embedded_schemes[] = {\n")
 foreach(f ${FILES})
   get_filename_component(name ${f} NAME_WE)
   file(READ ${f} text HEX)

@@ -13,7 +13,7 @@
 #include "core/quat.h"
 #include "core/sym3_eigen.h"
 #include "dem/status.h"
-#include "setup/clump.h"
+#include "shape/clump.h"
 
 #ifndef DEM_SOURCE_DIR
 #define DEM_SOURCE_DIR "."

@@ -6,7 +6,7 @@
 #include "config/config.h"
 #include "integrators/rotation.h"
 #include "operators/pipeline.h"
-#include "setup/schemes_data.h"
+#include "operators/schemes_data.h"
 
 int dem_cmd_operators(int argc, char **argv) {
   for (size_t i = 0; dem_operator_types[i]; i++) {

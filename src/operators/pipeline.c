@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
-#include "setup/schemes_data.h"
+#include "operators/schemes_data.h"
 
 const char *const *dem_scheme_names(void) {
   static const char *names[64];

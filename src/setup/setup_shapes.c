@@ -159,49 +159,33 @@ static dem_status read_shape(const struct dem_config *cfg,
   }
   if (st)
     return st;
-  double density = sim->materials[shape->material].density;
-  st = dem_clump_compute(defs, n, density, tol, &shape->props);
+  /* Explicit mass properties (a body whose inertia is known, e.g. the
+   * paper's cylinder) replace the computed ones. */
+  const struct dem_node *mass_node = dem_node_get(def, "mass");
+  const struct dem_node *inertia_node = dem_node_get(def, "inertia");
+  double mass = 0, inertia[3] = {0, 0, 0};
+  if (!!mass_node != !!inertia_node)
+    st = dem_cfg_error(def,
+                       "shape '%s': give both 'mass' and 'inertia' "
+                       "or neither",
+                       name);
+  else if (mass_node &&
+           !(st = dem_cfg_double(def, "mass", 1, 0, DEM_POSITIVE, &mass)))
+    st = dem_cfg_vec(def, "inertia", 1, NULL, 3, DEM_POSITIVE, inertia);
   if (st) {
+    free(defs);
+    return st;
+  }
+  double density = sim->materials[shape->material].density;
+  st = dem_shape_build(shape, defs, n, density, tol, mass, inertia);
+  if (st && st != DEM_ERR_NOMEM) {
     free(defs);
     return dem_refail(st, "%s:%d:%d: shape '%s': %s", dem_node_file(def),
                       dem_node_line(def), dem_node_col(def), name,
                       dem_last_error());
   }
-  /* Explicit mass properties (a body whose inertia is known, e.g. the
-   * paper's cylinder) replace the computed ones; axes are then the input
-   * axes and the centre of mass stays that of the spheres. */
-  const struct dem_node *mass_node = dem_node_get(def, "mass");
-  const struct dem_node *inertia_node = dem_node_get(def, "inertia");
-  if (!!mass_node != !!inertia_node) {
-    free(defs);
-    return dem_cfg_error(def,
-                         "shape '%s': give both 'mass' and 'inertia' "
-                         "or neither",
-                         name);
-  }
-  if (mass_node) {
-    if ((st = dem_cfg_double(def, "mass", 1, 0, DEM_POSITIVE,
-                             &shape->props.mass)) ||
-        (st = dem_cfg_vec(def, "inertia", 1, NULL, 3, DEM_POSITIVE,
-                          shape->props.inertia))) {
-      free(defs);
-      return st;
-    }
-    shape->props.axes[0] = 1;
-    shape->props.axes[1] = shape->props.axes[2] = shape->props.axes[3] = 0;
-  }
-  shape->n_spheres = n;
-  shape->offset = calloc(n, sizeof *shape->offset);
-  shape->radius = calloc(n, sizeof *shape->radius);
-  if (!shape->offset || !shape->radius) {
-    free(defs);
-    return dem_fail(DEM_ERR_NOMEM, "out of memory");
-  }
-  dem_clump_body_offsets(defs, n, &shape->props, shape->offset);
-  for (size_t i = 0; i < n; i++)
-    shape->radius[i] = defs[i].radius;
   free(defs);
-  return DEM_OK;
+  return st;
 }
 
 dem_status dem_setup_shapes(const struct dem_config *cfg,

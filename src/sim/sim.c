@@ -75,11 +75,8 @@ void dem_sim_release(struct dem_sim *sim) {
     free(sim->materials[i].name);
   free(sim->materials);
   free(sim->estar);
-  for (size_t i = 0; i < sim->n_shapes; i++) {
-    free(sim->shapes[i].name);
-    free(sim->shapes[i].offset);
-    free(sim->shapes[i].radius);
-  }
+  for (size_t i = 0; i < sim->n_shapes; i++)
+    dem_shape_release(&sim->shapes[i]);
   free(sim->shapes);
   *b = (struct dem_bodies){0};
   *s = (struct dem_spheres){0};

@@ -8,7 +8,7 @@
 
 #include "dem/status.h"
 #include "integrators/rotation.h"
-#include "setup/clump.h"
+#include "shape/shape.h"
 
 /* Loops over fewer items than this run on one thread: below it, OpenMP's
  * fork and barrier cost more than the work. */
@@ -17,16 +17,6 @@
 struct dem_material {
   char *name;
   double density, young_modulus, poisson_ratio;
-};
-
-/* A clump template. Offsets are in the body principal frame. */
-struct dem_shape {
-  char *name;
-  int material;
-  size_t n_spheres;
-  double (*offset)[3];
-  double *radius;
-  struct dem_clump_props props; /* mass, inertia, bounding radius, ... */
 };
 
 /* Bodies, structure of arrays (every per-body and per-sphere array, a new

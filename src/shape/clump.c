@@ -1,5 +1,5 @@
 /* Clump mass properties: closed form, or exact slices of the union in z. */
-#include "setup/clump.h"
+#include "shape/clump.h"
 
 #include <math.h>
 #include <stdlib.h>
