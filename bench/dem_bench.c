@@ -62,6 +62,7 @@ int main(int argc, char **argv) {
   omp_set_num_threads(threads);
   struct dem_config *cfg = NULL;
   struct dem_sim sim = {0};
+  struct dem_pipeline *p = NULL;
   struct dem_output_options out;
   double t0 = omp_get_wtime();
   if (dem_config_load(argv[1], &cfg))
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
   for (int i = 5; i < argc; i++)
     if (dem_config_set(cfg, argv[i]))
       return fail("--set");
-  if (dem_setup(cfg, &sim, &out))
+  if (dem_setup(cfg, &sim, &out) || dem_setup_pipeline(cfg, &sim, &p))
     return fail("setup");
   const char *broad = getenv("DEM_BENCH_BROAD_PHASE");
   if (broad)
@@ -79,13 +80,12 @@ int main(int argc, char **argv) {
   double t_setup = omp_get_wtime() - t0;
   struct dem_observer obs;
   if (dem_observer_init(&obs, &sim) || dem_neighbors_build(&sim) ||
-      dem_pipeline_initial_forces(sim.pipeline, &sim))
+      dem_pipeline_initial_forces(p, &sim))
     return fail("start");
-  dem_pipeline_start(sim.pipeline, &sim);
+  dem_pipeline_start(p, &sim);
   struct dem_energy_row e0, e1;
-  dem_observe_energy(&obs, &sim, &e0);
+  dem_observe_energy(&obs, &sim, p, &e0);
   long builds0 = sim.nb.builds;
-  struct dem_pipeline *p = sim.pipeline;
   for (size_t k = 0; k < p->n_ops; k++)
     p->ops[k].seconds = 0, p->ops[k].calls = 0;
   double t1 = omp_get_wtime();
@@ -96,19 +96,21 @@ int main(int argc, char **argv) {
 
   /* Output: one energy row and one snapshot, as a run writes them. */
   double t2 = omp_get_wtime();
-  dem_observe_energy(&obs, &sim, &e1);
+  dem_observe_energy(&obs, &sim, p, &e1);
   double t_energy = omp_get_wtime() - t2;
   struct dem_h5_run_info info = {.config_text = "bench",
                                  .scheme = p->scheme_name,
                                  .version = DEM_VERSION_STRING,
-                                 .time_step = sim.dt};
+                                 .time_step = sim.dt,
+                                 .xdmf = obs.xdmf,
+                                 .n_xdmf = obs.n_xdmf};
   struct dem_h5_writer *h5;
   t2 = omp_get_wtime();
   if (dem_h5_create(argv[4], 1, &info, &h5))
     return fail("output");
   struct dem_snapshot snap;
-  dem_observe_snapshot(&obs, &sim, &snap);
-  if (dem_h5_energy_append(h5, &e1, 1) || dem_h5_snapshot_write(h5, &snap) ||
+  if (dem_observe_snapshot(&obs, &sim, &snap) ||
+      dem_h5_energy_append(h5, &e1, 1) || dem_h5_snapshot_write(h5, &snap) ||
       dem_h5_close(h5))
     return fail("output");
   double t_snapshot = omp_get_wtime() - t2;
@@ -132,12 +134,13 @@ int main(int argc, char **argv) {
   printf("op output_energy_row %.6f\nop output_snapshot %.6f\n", t_energy,
          t_snapshot);
   printf("builds %ld\nskin %.6g\npairs %zu\nactive %zu\ncandidates %zu\n",
-         sim.nb.builds - builds0, sim.nb.skin, sim.nb.n_pairs, sim.nb.n_active,
+         sim.nb.builds - builds0, sim.nb.skin, sim.pairs.n, sim.nb.n_active,
          sim.nb.n_candidates);
   printf("neighbor_bytes %zu\npeak_rss_bytes %ld\n",
          dem_neighbors_bytes(&sim.nb), hwm_kb * 1024L);
   printf("energy_start %.17g\nenergy_end %.17g\n", e0.total, e1.total);
   dem_observer_free(&obs);
+  dem_pipeline_free(p);
   dem_sim_release(&sim);
   dem_config_free(cfg);
   return 0;

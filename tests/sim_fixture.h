@@ -15,6 +15,7 @@
 struct fixture {
   struct dem_config *cfg;
   struct dem_sim sim;
+  struct dem_pipeline *pipeline;
   struct dem_output_options out;
 };
 
@@ -30,19 +31,23 @@ static inline void fixture_start(struct fixture *f, const char *yaml,
   if (!st)
     st = dem_setup(f->cfg, &f->sim, &f->out);
   if (!st)
+    st = dem_setup_pipeline(f->cfg, &f->sim, &f->pipeline);
+  if (!st)
     st = dem_neighbors_build(&f->sim);
   if (!st)
-    st = dem_pipeline_initial_forces(f->sim.pipeline, &f->sim);
+    st = dem_pipeline_initial_forces(f->pipeline, &f->sim);
   ck_assert_msg(st == DEM_OK, "setup failed: %s", dem_last_error());
-  dem_pipeline_start(f->sim.pipeline, &f->sim);
+  dem_pipeline_start(f->pipeline, &f->sim);
 }
 
 static inline void fixture_steps(struct fixture *f, long n) {
   for (long i = 0; i < n; i++)
-    ck_assert_int_eq(dem_pipeline_step(f->sim.pipeline, &f->sim), DEM_OK);
+    ck_assert_int_eq(dem_pipeline_step(f->pipeline, &f->sim), DEM_OK);
 }
 
 static inline void fixture_end(struct fixture *f) {
+  dem_pipeline_free(f->pipeline);
+  f->pipeline = NULL;
   dem_sim_release(&f->sim);
   dem_config_free(f->cfg);
 }
@@ -51,12 +56,16 @@ static inline void fixture_end(struct fixture *f) {
 static inline const char *fixture_fail(const char *yaml) {
   struct dem_config *cfg = NULL;
   struct dem_sim sim = {0};
+  struct dem_pipeline *p = NULL;
   struct dem_output_options out;
   dem_error_clear();
   dem_status st = dem_config_load_string("test.yaml", yaml, &cfg);
   if (!st)
     st = dem_setup(cfg, &sim, &out);
+  if (!st)
+    st = dem_setup_pipeline(cfg, &sim, &p);
   ck_assert_msg(st != DEM_OK, "setup should have failed");
+  dem_pipeline_free(p);
   dem_sim_release(&sim);
   dem_config_free(cfg);
   return dem_last_error();

@@ -77,28 +77,52 @@ static int count_entries(const char *prefix) {
   return n;
 }
 
+static const struct dem_xdmf_attribute xdmf_attrs[] = {
+    {"radius", "spheres/radius", DEM_H5_F64},
+    {"body", "spheres/body", DEM_H5_I32}};
 static const struct dem_h5_run_info run_info = {
-    "simulation: {time_step: 0.001}\n", "spiral_leapfrog", "0.1.0-test", 0.001};
+    "simulation: {time_step: 0.001}\n",
+    "spiral_leapfrog",
+    "0.1.0-test",
+    0.001,
+    xdmf_attrs,
+    2};
 
 /* ------------------------------------------------------------------ */
 /* Snapshot contents from a seed                                        */
 
+/* The datasets of a test snapshot: per body or per sphere, width (0: the
+ * buffer's aux width), integer or not, and whether it is restart state. */
+static const struct col_spec {
+  const char *path;
+  int spheres, is_int, state;
+  size_t width;
+} specs[] = {
+    {"bodies/position", 0, 0, 0, 3},    {"bodies/velocity", 0, 0, 0, 3},
+    {"bodies/orientation", 0, 0, 0, 4}, {"bodies/angular_velocity", 0, 0, 0, 3},
+    {"bodies/mass", 0, 0, 0, 1},        {"bodies/inertia", 0, 0, 0, 3},
+    {"bodies/shape", 0, 1, 0, 1},       {"spheres/position", 1, 0, 0, 3},
+    {"spheres/radius", 1, 0, 0, 1},     {"spheres/body", 1, 1, 0, 1},
+    {"state/velocity", 0, 0, 1, 3},     {"state/angular_velocity", 0, 0, 1, 3},
+    {"state/rot_aux", 0, 0, 1, 0}};
+enum { N_SPECS = sizeof specs / sizeof specs[0] };
+
 struct snapbuf {
   size_t nb, ns, aux;
-  double (*pos)[3], (*vel)[3], (*q)[4], (*w)[3], *mass, (*inertia)[3];
-  int *shape;
-  double (*sp)[3], *r;
-  int *body;
-  double (*sv)[3], (*sw)[3], *rot_aux;
+  void *data[N_SPECS];
+  struct dem_h5_column cols[N_SPECS];
 };
 
 static double value(long k, int field, size_t i) {
   return (double)k * 1000.0 + field + sin((double)i + 0.37 * field);
 }
 
-static void fill(double *a, size_t n, long k, int field) {
-  for (size_t i = 0; i < n; i++)
-    a[i] = value(k, field, i);
+static size_t spec_rows(const struct snapbuf *b, const struct col_spec *c) {
+  return c->spheres ? b->ns : b->nb;
+}
+
+static size_t spec_width(const struct snapbuf *b, const struct col_spec *c) {
+  return c->width ? c->width : b->aux;
 }
 
 static void snapbuf_init(struct snapbuf *b, size_t nb, size_t per_body,
@@ -106,103 +130,82 @@ static void snapbuf_init(struct snapbuf *b, size_t nb, size_t per_body,
   b->nb = nb;
   b->ns = nb * per_body;
   b->aux = aux;
-  b->pos = malloc(nb * sizeof *b->pos);
-  b->vel = malloc(nb * sizeof *b->vel);
-  b->q = malloc(nb * sizeof *b->q);
-  b->w = malloc(nb * sizeof *b->w);
-  b->mass = malloc(nb * sizeof *b->mass);
-  b->inertia = malloc(nb * sizeof *b->inertia);
-  b->shape = malloc(nb * sizeof *b->shape);
-  b->sp = malloc(b->ns * sizeof *b->sp);
-  b->r = malloc(b->ns * sizeof *b->r);
-  b->body = malloc(b->ns * sizeof *b->body);
-  b->sv = malloc(nb * sizeof *b->sv);
-  b->sw = malloc(nb * sizeof *b->sw);
-  b->rot_aux = malloc((nb * aux + 1) * sizeof *b->rot_aux);
-  fill(&b->pos[0][0], 3 * nb, k, 0);
-  fill(&b->vel[0][0], 3 * nb, k, 1);
-  fill(&b->q[0][0], 4 * nb, k, 2);
-  fill(&b->w[0][0], 3 * nb, k, 3);
-  fill(b->mass, nb, k, 4);
-  fill(&b->inertia[0][0], 3 * nb, k, 5);
-  fill(&b->sp[0][0], 3 * b->ns, k, 6);
-  fill(b->r, b->ns, k, 7);
-  fill(&b->sv[0][0], 3 * nb, k, 8);
-  fill(&b->sw[0][0], 3 * nb, k, 9);
-  fill(b->rot_aux, nb * aux, k, 10);
-  for (size_t i = 0; i < nb; i++)
-    b->shape[i] = (int)((i + (size_t)k) % 3);
-  for (size_t i = 0; i < b->ns; i++)
-    b->body[i] = (int)(i / per_body);
+  for (int c = 0; c < N_SPECS; c++) {
+    size_t n = spec_rows(b, &specs[c]) * spec_width(b, &specs[c]);
+    if (specs[c].is_int) {
+      int *a = malloc((n + 1) * sizeof *a);
+      for (size_t i = 0; i < n; i++) /* shapes 0..2, bodies of spheres */
+        a[i] =
+            specs[c].spheres ? (int)(i / per_body) : (int)((i + (size_t)k) % 3);
+      b->data[c] = a;
+    } else {
+      double *a = malloc((n + 1) * sizeof *a);
+      for (size_t i = 0; i < n; i++)
+        a[i] = value(k, c, i);
+      b->data[c] = a;
+    }
+  }
 }
 
 static void snapbuf_free(struct snapbuf *b) {
-  free(b->pos);
-  free(b->vel);
-  free(b->q);
-  free(b->w);
-  free(b->mass);
-  free(b->inertia);
-  free(b->shape);
-  free(b->sp);
-  free(b->r);
-  free(b->body);
-  free(b->sv);
-  free(b->sw);
-  free(b->rot_aux);
+  for (int c = 0; c < N_SPECS; c++)
+    free(b->data[c]);
 }
 
-static struct dem_snapshot snapbuf_view(const struct snapbuf *b, long k,
+static struct dem_snapshot snapbuf_view(struct snapbuf *b, long k,
                                         int with_state) {
   struct dem_snapshot s = {0};
   s.step = 100 * k;
   s.time = 0.1 * (double)k;
-  s.n_bodies = b->nb;
-  s.position = (const double(*)[3])b->pos;
-  s.velocity = (const double(*)[3])b->vel;
-  s.orientation = (const double(*)[4])b->q;
-  s.angular_velocity = (const double(*)[3])b->w;
-  s.mass = b->mass;
-  s.inertia = (const double(*)[3])b->inertia;
-  s.shape = b->shape;
   s.n_spheres = b->ns;
-  s.sphere_position = (const double(*)[3])b->sp;
-  s.sphere_radius = b->r;
-  s.sphere_body = b->body;
-  if (with_state) {
-    s.state_velocity = (const double(*)[3])b->sv;
-    s.state_angular_velocity = (const double(*)[3])b->sw;
-    s.state_rot_aux = b->rot_aux;
-    s.aux_width = b->aux;
+  s.columns = b->cols;
+  for (int c = 0; c < N_SPECS; c++) {
+    size_t width = spec_width(b, &specs[c]);
+    if (specs[c].state && !with_state)
+      continue;
+    b->cols[s.n_columns++] = (struct dem_h5_column){
+        .path = specs[c].path,
+        .type = specs[c].is_int ? DEM_H5_I32 : DEM_H5_F64,
+        .rows = spec_rows(b, &specs[c]),
+        .cols = width == 1 ? 0 : width,
+        .data = b->data[c],
+        .unit = "m",
+        .description = "test data"};
   }
   return s;
 }
 
-/* 0 when d holds exactly (bitwise) snapshot k of b. */
-static int snapshot_differs(const struct dem_snapshot_data *d,
+/* 0 when snapshot `index` of path holds exactly (bitwise) snapshot k of
+ * b. */
+static int snapshot_differs(const char *path, long index,
                             const struct snapbuf *b, long k, int with_state) {
-  size_t nb = b->nb, ns = b->ns;
-  if (d->index != k || d->step != 100 * k || d->time != 0.1 * (double)k ||
-      d->n_bodies != nb || d->n_spheres != ns || d->has_state != with_state)
+  struct dem_h5_snapshot *snap;
+  struct dem_h5_snapshot_info info;
+  int bad = 0;
+  if (dem_h5_snapshot_open(path, index, &snap, &info) != DEM_OK) {
+    fprintf(stderr, "snapshot %ld: %s\n", index, dem_last_error());
     return 1;
-  if (memcmp(d->position, b->pos, nb * sizeof *b->pos) ||
-      memcmp(d->velocity, b->vel, nb * sizeof *b->vel) ||
-      memcmp(d->orientation, b->q, nb * sizeof *b->q) ||
-      memcmp(d->angular_velocity, b->w, nb * sizeof *b->w) ||
-      memcmp(d->mass, b->mass, nb * sizeof *b->mass) ||
-      memcmp(d->inertia, b->inertia, nb * sizeof *b->inertia) ||
-      memcmp(d->shape, b->shape, nb * sizeof *b->shape) ||
-      memcmp(d->sphere_position, b->sp, ns * sizeof *b->sp) ||
-      memcmp(d->sphere_radius, b->r, ns * sizeof *b->r) ||
-      memcmp(d->sphere_body, b->body, ns * sizeof *b->body))
-    return 2;
-  if (with_state &&
-      (d->aux_width != b->aux ||
-       memcmp(d->state_velocity, b->sv, nb * sizeof *b->sv) ||
-       memcmp(d->state_angular_velocity, b->sw, nb * sizeof *b->sw) ||
-       memcmp(d->state_rot_aux, b->rot_aux, nb * b->aux * sizeof(double))))
-    return 3;
-  return 0;
+  }
+  if (info.step != 100 * k || info.time != 0.1 * (double)k)
+    bad = 2;
+  for (int c = 0; c < N_SPECS && !bad; c++) {
+    size_t width = spec_width(b, &specs[c]), rows = spec_rows(b, &specs[c]);
+    size_t cols = width == 1 ? 0 : width;
+    void *data = NULL;
+    if (specs[c].state && !with_state) {
+      bad = dem_h5_snapshot_has(snap, specs[c].path) ? 3 : 0;
+      continue;
+    }
+    if (dem_h5_snapshot_read(snap, specs[c].path,
+                             specs[c].is_int ? DEM_H5_I32 : DEM_H5_F64, &rows,
+                             &cols, &data) != DEM_OK ||
+        memcmp(data, b->data[c],
+               rows * width * (specs[c].is_int ? sizeof(int) : sizeof(double))))
+      bad = 4;
+    free(data);
+  }
+  dem_h5_snapshot_close(snap);
+  return bad;
 }
 
 static struct dem_energy_row energy_row(long step, double total) {
@@ -367,7 +370,8 @@ START_TEST(test_snapshot_roundtrip) {
   struct dem_h5_writer *w;
   struct snapbuf b0, b1;
   struct dem_snapshot s0, s1;
-  struct dem_snapshot_data d;
+  struct dem_h5_snapshot *snap;
+  struct dem_h5_snapshot_info info;
   size_t count;
   FILE *f;
   size_t len;
@@ -385,16 +389,22 @@ START_TEST(test_snapshot_roundtrip) {
 
   ck_assert_int_eq(dem_h5_snapshot_count(path, &count), DEM_OK);
   ck_assert_uint_eq(count, 2);
-  ck_assert_int_eq(dem_h5_read_last_snapshot(path, &d), DEM_OK);
-  ck_assert_int_eq(snapshot_differs(&d, &b1, 1, 1), 0);
-  dem_snapshot_data_free(&d);
-  ck_assert_ptr_null(d.position);
-  ck_assert_int_eq(dem_h5_read_snapshot(path, 0, &d), DEM_OK);
-  ck_assert_int_eq(snapshot_differs(&d, &b0, 0, 0), 0);
-  ck_assert_ptr_null(d.state_velocity);
-  dem_snapshot_data_free(&d);
-  ck_assert_int_eq(dem_h5_read_snapshot(path, 7, &d), DEM_ERR_IO);
+  ck_assert_int_eq(snapshot_differs(path, -1, &b1, 1, 1), 0);
+  ck_assert_int_eq(snapshot_differs(path, 0, &b0, 0, 0), 0);
+  ck_assert_int_eq(dem_h5_snapshot_open(path, 7, &snap, &info), DEM_ERR_IO);
   ck_assert_ptr_nonnull(strstr(dem_last_error(), "no snapshot 000007"));
+  /* Each dataset says what it holds. */
+  {
+    hid_t h5 = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ds = H5Dopen2(h5, "snapshots/000001/bodies/mass", H5P_DEFAULT);
+    ck_assert_int_gt(H5Aexists(ds, "unit"), 0);
+    ck_assert_int_gt(H5Aexists(ds, "description"), 0);
+    H5Dclose(ds);
+    ds = H5Dopen2(h5, "energy/total", H5P_DEFAULT);
+    ck_assert_int_gt(H5Aexists(ds, "unit"), 0);
+    H5Dclose(ds);
+    H5Fclose(h5);
+  }
 
   /* The sidecar lists both snapshots by the file's basename. */
   f = fopen(xmf, "r");
@@ -431,20 +441,19 @@ START_TEST(test_empty_snapshot) {
   char path[512];
   struct dem_h5_writer *w;
   struct dem_snapshot s = {0};
-  struct dem_snapshot_data d;
+  struct dem_h5_snapshot *snap;
+  struct dem_h5_snapshot_info info;
   tmp_path(path, sizeof path, "empty.h5");
   s.step = 3;
   s.time = 0.25;
   ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
   ck_assert_int_eq(dem_h5_snapshot_write(w, &s), DEM_OK);
   ck_assert_int_eq(dem_h5_close(w), DEM_OK);
-  ck_assert_int_eq(dem_h5_read_last_snapshot(path, &d), DEM_OK);
-  ck_assert_uint_eq(d.n_bodies, 0);
-  ck_assert_uint_eq(d.n_spheres, 0);
-  ck_assert_int_eq(d.step, 3);
-  ck_assert(d.time == 0.25);
-  ck_assert_ptr_null(d.position);
-  dem_snapshot_data_free(&d);
+  ck_assert_int_eq(dem_h5_snapshot_open(path, -1, &snap, &info), DEM_OK);
+  ck_assert_int_eq(info.step, 3);
+  ck_assert(info.time == 0.25);
+  ck_assert(!dem_h5_snapshot_has(snap, "bodies/position"));
+  dem_h5_snapshot_close(snap);
 }
 END_TEST
 
@@ -537,7 +546,8 @@ END_TEST
 START_TEST(test_read_errors) {
   char path[512], expected[600];
   struct dem_energy_series s;
-  struct dem_snapshot_data d;
+  struct dem_h5_snapshot *snap;
+  struct dem_h5_snapshot_info info;
   hid_t f;
   FILE *txt;
 
@@ -566,7 +576,7 @@ START_TEST(test_read_errors) {
            "%s: not a dem output file (no dem_version attribute)", path);
   ck_assert_str_eq(dem_last_error(), expected);
   dem_error_clear();
-  ck_assert_int_eq(dem_h5_read_last_snapshot(path, &d), DEM_ERR_IO);
+  ck_assert_int_eq(dem_h5_snapshot_open(path, -1, &snap, &info), DEM_ERR_IO);
 }
 END_TEST
 
@@ -702,7 +712,8 @@ static int kill_trial(const char *path, unsigned *seed) {
   long k = -1, acked = -1, target = (long)(rand_r(seed) % 12);
   unsigned delay_us = (unsigned)(rand_r(seed) % 4000);
   pid_t pid;
-  struct dem_snapshot_data d;
+  struct dem_h5_snapshot *snap;
+  struct dem_h5_snapshot_info info;
   struct dem_energy_series s;
   int bad = 0;
 
@@ -731,26 +742,20 @@ static int kill_trial(const char *path, unsigned *seed) {
   close(fds[0]);
 
   dem_error_clear();
-  if (dem_h5_read_last_snapshot(path, &d) != DEM_OK) {
+  if (dem_h5_snapshot_open(path, -1, &snap, &info) != DEM_OK) {
     fprintf(stderr, "kill trial: %s\n", dem_last_error());
     return 1;
   }
-  if (d.index < acked || d.index > acked + 1)
+  dem_h5_snapshot_close(snap);
+  if (info.index < acked || info.index > acked + 1)
     bad = 2;
-  for (long i = 0; i <= d.index && !bad; i++) {
+  for (long i = 0; i <= info.index && !bad; i++) {
     struct snapbuf b;
-    struct dem_snapshot_data di;
     snapbuf_init(&b, KILL_BODIES, KILL_PER_BODY, KILL_AUX, i);
-    if (dem_h5_read_snapshot(path, i, &di) != DEM_OK) {
-      fprintf(stderr, "kill trial: %s\n", dem_last_error());
-      bad = 3;
-    } else if (snapshot_differs(&di, &b, i, 1)) {
+    if (snapshot_differs(path, i, &b, i, 1))
       bad = 4;
-    }
-    dem_snapshot_data_free(&di);
     snapbuf_free(&b);
   }
-  dem_snapshot_data_free(&d);
   if (bad)
     return bad;
   if (dem_h5_read_energy(path, &s) != DEM_OK) {

@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/contact.h"
+#include "contact/hertz_law.h"
 #include "core/rng.h"
 #include "core/vec3.h"
 #include "sim/body_order.h"
 #include "sim/forces.h"
 #include "sim/grid.h"
-#include "sim/hertz.h"
 #include "sim_fixture.h"
 
 static const char *rods_yaml =
@@ -76,8 +77,25 @@ static void shake_bodies(struct dem_sim *sim, double shake, uint64_t seed) {
   dem_sim_update_spheres(sim);
 }
 
+/* The partner of sphere i in list entry k (a code into the contacts:
+ * c for the contact i owns, ~c for its partner's). */
+static size_t listed_partner(const struct dem_sim *sim, size_t i, size_t k) {
+  const struct dem_contact_list *c = &sim->pairs;
+  int code = sim->nb.list[k];
+  size_t at = code >= 0 ? (size_t)code : (size_t)~code;
+  ck_assert_uint_lt(at, c->n);
+  /* The owner is the lower id, and the key names both. */
+  ck_assert_uint_eq((size_t)c->ij[at][code >= 0 ? 0 : 1], i);
+  size_t j = (size_t)c->ij[at][code >= 0 ? 1 : 0];
+  ck_assert_uint_lt(sim->s.id[c->ij[at][0]], sim->s.id[c->ij[at][1]]);
+  ck_assert_uint_eq(c->key[at][0], sim->s.id[c->ij[at][0]]);
+  ck_assert_uint_eq(c->key[at][1], sim->s.id[c->ij[at][1]]);
+  return j;
+}
+
 /* Every pair of spheres of different bodies within r_i + r_j + skin is
- * listed, in both lists, in ascending id, and nothing else is. */
+ * listed, in both lists, in ascending id, and nothing else is; each pair
+ * is one contact. */
 static void check_lists_brute_force(const struct dem_sim *sim) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_neighbors *nb = &sim->nb;
@@ -92,7 +110,7 @@ static void check_lists_brute_force(const struct dem_sim *sim) {
       v3_sub(d, s->x[i], s->x[j]);
       if (!(v3_dot(d, d) < range * range))
         continue;
-      ck_assert_msg(k < nb->start[i + 1] && nb->list[k] == (int)j,
+      ck_assert_msg(k < nb->start[i + 1] && listed_partner(sim, i, k) == j,
                     "sphere %zu: pair with %zu missing or out of order", i, j);
       k++;
       pairs++;
@@ -100,7 +118,7 @@ static void check_lists_brute_force(const struct dem_sim *sim) {
     ck_assert_msg(k == nb->start[i + 1], "sphere %zu: %zu extra entries", i,
                   nb->start[i + 1] - k);
   }
-  ck_assert_uint_eq(pairs, 2 * nb->n_pairs);
+  ck_assert_uint_eq(pairs, 2 * sim->pairs.n);
 }
 
 /* The Hertz force on every sphere from every sphere of another body and
@@ -108,9 +126,9 @@ static void check_lists_brute_force(const struct dem_sim *sim) {
 static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *w = &sim->walls;
-  const size_t nm = sim->n_materials;
+  const struct dem_material *m = sim->materials;
   for (size_t i = 0; i < s->n; i++) {
-    const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
+    const struct dem_material *mi = &m[s->material[i]];
     double fi[3] = {0, 0, 0};
     for (size_t jd = 0; jd < s->n; jd++) {
       size_t j = s->index_of[jd];
@@ -124,7 +142,7 @@ static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
         continue;
       double dist = sqrt(dist2);
       double fn =
-          dem_hertz_force(estar_i[s->material[j]],
+          dem_hertz_force(dem_effective_modulus(mi, &m[s->material[j]]),
                           s->radius[i] * s->radius[j] / rsum, rsum - dist);
       v3_axpy(fi, fn / dist, d);
     }
@@ -132,10 +150,11 @@ static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
       double r = s->radius[i];
       double d_lo = r - (s->x[i][k] - w->lo[k]);
       double d_hi = r - (w->hi[k] - s->x[i][k]);
+      double estar_wall = dem_effective_modulus(mi, &m[w->material]);
       if (d_lo > 0)
-        fi[k] += dem_hertz_force(estar_i[nm], r, d_lo);
+        fi[k] += dem_hertz_force(estar_wall, r, d_lo);
       if (d_hi > 0)
-        fi[k] -= dem_hertz_force(estar_i[nm], r, d_hi);
+        fi[k] -= dem_hertz_force(estar_wall, r, d_hi);
     }
     v3_copy(f[i], fi);
   }
@@ -143,7 +162,7 @@ static void brute_force_hertz(const struct dem_sim *sim, double (*f)[3]) {
 
 static void hertz_only(struct dem_sim *sim) {
   memset(sim->s.force, 0, sim->s.n * sizeof *sim->s.force);
-  dem_forces_hertz(sim);
+  dem_contact_forces(sim, sim->dt);
 }
 
 /* Builds with the given broad phase setting, checks lists and forces
@@ -210,7 +229,7 @@ START_TEST(broad_phase_skips_pieces_far_apart) {
       near_wall += sim->s.x[i][k] - sim->s.radius[i] - sim->nb.skin < 0 ||
                    sim->s.x[i][k] + sim->s.radius[i] + sim->nb.skin > 2.0;
   ck_assert_uint_le(sim->nb.n_candidates, near_wall);
-  ck_assert_uint_eq(sim->nb.n_pairs, 0);
+  ck_assert_uint_eq(sim->pairs.n, 0);
   fixture_end(&f);
   free(yaml);
 }
@@ -246,11 +265,11 @@ static void run_threads(struct fixture *f, const char *yaml, int threads,
   dem_error_clear();
   ck_assert_int_eq(dem_config_load_string("t.yaml", yaml, &f->cfg), DEM_OK);
   ck_assert_int_eq(dem_setup(f->cfg, &f->sim, &f->out), DEM_OK);
+  ck_assert_int_eq(dem_setup_pipeline(f->cfg, &f->sim, &f->pipeline), DEM_OK);
   f->sim.nb.broad_phase = broad;
   ck_assert_int_eq(dem_neighbors_build(&f->sim), DEM_OK);
-  ck_assert_int_eq(dem_pipeline_initial_forces(f->sim.pipeline, &f->sim),
-                   DEM_OK);
-  dem_pipeline_start(f->sim.pipeline, &f->sim);
+  ck_assert_int_eq(dem_pipeline_initial_forces(f->pipeline, &f->sim), DEM_OK);
+  dem_pipeline_start(f->pipeline, &f->sim);
   fixture_steps(f, steps);
 }
 
@@ -317,7 +336,7 @@ START_TEST(spatial_sort_keeps_every_body_whole) {
   memcpy(sx, sim->s.x, ns * sizeof *sx);
   double *scratch = malloc(ns * sizeof *scratch);
   ck_assert_int_eq(dem_neighbors_build(sim), DEM_OK);
-  double energy = dem_energy_elastic(sim, scratch);
+  double energy = dem_contact_elastic_energy(sim, scratch);
   long sorts = sim->nb.sorts;
   ck_assert_int_eq(dem_body_order_sort(sim), DEM_OK);
   ck_assert_int_eq(sim->nb.sorts, sorts + 1);
@@ -333,8 +352,7 @@ START_TEST(spatial_sort_keeps_every_body_whole) {
     size_t m0 = sim->b.first_member[i], m1 = sim->b.first_member[i + 1];
     ck_assert_uint_eq(m1 - m0, sim->shapes[sim->b.shape[i]].n_spheres);
     for (size_t m = m0; m < m1; m++) {
-      size_t k = sim->b.member_slot[m];
-      ck_assert_uint_eq(k, m);
+      size_t k = m;
       ck_assert_int_eq(sim->s.body[k], (int)i);
       ck_assert_uint_eq(sim->s.member[k], m - m0);
       ck_assert_uint_eq(sim->s.index_of[sim->s.id[k]], k);
@@ -349,7 +367,7 @@ START_TEST(spatial_sort_keeps_every_body_whole) {
     ck_assert_mem_eq(sim->s.x[k], sx[sim->s.id[k]], sizeof sx[0]);
   check_against_brute_force(sim, DEM_BROAD_OFF);
   /* The elastic energy, a sum over many overlaps, bitwise unchanged. */
-  double after = dem_energy_elastic(sim, scratch);
+  double after = dem_contact_elastic_energy(sim, scratch);
   ck_assert_mem_eq(&after, &energy, sizeof energy);
   ck_assert_double_gt(energy, 0);
   free(bx), free(bq), free(sx), free(scratch);
@@ -394,8 +412,8 @@ START_TEST(spatial_order_changes_no_number) {
     }
     ck_assert_uint_gt(moved, a->n / 2);
     double *scratch = malloc(f1.sim.s.n * sizeof *scratch);
-    double e1 = dem_energy_elastic(&f1.sim, scratch);
-    double e2 = dem_energy_elastic(&f2.sim, scratch);
+    double e1 = dem_contact_elastic_energy(&f1.sim, scratch);
+    double e2 = dem_contact_elastic_energy(&f2.sim, scratch);
     ck_assert_mem_eq(&e1, &e2, sizeof e1);
     ck_assert_double_gt(e1, 0);
     free(scratch);

@@ -3,10 +3,10 @@
 #include <math.h>
 #include <omp.h>
 
+#include "contact/hertz_law.h"
 #include "core/quat.h"
 #include "core/rng.h"
 #include "integrators/cylinder_analytic.h"
-#include "sim/hertz.h"
 #include "sim_fixture.h"
 
 START_TEST(quaternion_algebra) {
@@ -122,7 +122,7 @@ START_TEST(hertz_head_on_collision) {
                   duration, tc);
     fixture_steps(&f, 100); /* clear of the contact */
     double vs[2][3], ws[2][3];
-    dem_pipeline_sync(f.sim.pipeline, &f.sim, vs, ws);
+    dem_pipeline_sync(f.pipeline, &f.sim, vs, ws);
     ck_assert_double_eq_tol(vs[0][0], -0.5, 0.5e-6);
     ck_assert_double_eq_tol(vs[1][0], 0.5, 0.5e-6);
     fixture_end(&f);
@@ -156,7 +156,7 @@ START_TEST(cylinder_pipeline_matches_integrator_and_analytic) {
     fixture_steps(&f, f.sim.n_steps);
     ck_assert_double_eq_tol(f.sim.t, 1.0, 1e-12);
     double v[1][3], w[1][3];
-    dem_pipeline_sync(f.sim.pipeline, &f.sim, v, w);
+    dem_pipeline_sync(f.pipeline, &f.sim, v, w);
 
     /* the same integrator driven by hand */
     struct dem_rot_state s = {{1, 0, 0, 0}, {0.3, -0.9, 0.6}, {0}};
@@ -235,7 +235,7 @@ static double top_energy_deviation(const char *yaml, const char *dt,
   for (int chunk = 0; chunk <= 100; chunk++) {
     if (chunk)
       fixture_steps(&f, f.sim.n_steps / 100);
-    dem_pipeline_sync(f.sim.pipeline, &f.sim, v, w);
+    dem_pipeline_sync(f.pipeline, &f.sim, v, w);
     double e = 0.5 * (I[0] * w[0][0] * w[0][0] + I[1] * w[0][1] * w[0][1] +
                       I[2] * w[0][2] * w[0][2]);
     if (!chunk)

@@ -28,19 +28,44 @@ const char *dem_status_message(dem_status s);
  * 3 numerical trouble, 1 anything else. */
 int dem_status_exit_code(dem_status s);
 
-/* Records a detailed message for the failure being returned and returns s.
- * Library functions call `return dem_fail(DEM_ERR_CONFIG, "%s:%d:%d: ...")`;
- * only main prints it. The first failure recorded since the last
- * dem_error_clear() wins, so the root cause is what the user sees. */
+/* The detail of a failure, kept by whoever drives a run (REBOUND keeps
+ * it per simulation): the status, where in the input it lies, and the
+ * message. Library functions record into the calling thread's current
+ * record (see dem_error_use); only main prints it. */
+struct dem_error {
+  dem_status status;  /* DEM_OK: nothing recorded */
+  char file[512];     /* input file of the failure ("" when none) */
+  int line, col;      /* 1-based position in it (0 when none) */
+  char message[2048]; /* the message, without the position */
+  char text[2600];    /* dem_last_error's formatting */
+};
+
+/* Makes e the calling thread's current error record (NULL: the thread's
+ * own default record) and returns the previous one, so a caller can
+ * keep the errors of its run apart from any other run's. */
+struct dem_error *dem_error_use(struct dem_error *e);
+/* The calling thread's current record. */
+struct dem_error *dem_error_current(void);
+
+/* Records a failure and returns s. Library functions call `return
+ * dem_fail(DEM_ERR_IO, "...")`. The first failure recorded since the
+ * last dem_error_clear() wins, so the root cause is what the user sees. */
 dem_status dem_fail(dem_status s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same at a position of an input file. */
+dem_status dem_fail_at(dem_status s, const char *file, int line, int col,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
-/* Replaces the recorded message (its arguments may include
- * dem_last_error() itself) to add context such as a file position. */
+/* Replaces the recorded message, keeping its position (the arguments may
+ * include the old message, dem_error_current()->message), to add context. */
 dem_status dem_refail(dem_status s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Gives the recorded failure a position when it has none yet. */
+void dem_error_locate(const char *file, int line, int col);
 
-/* The detailed message of the last failure ("" if none). */
+/* The current record as one line: "FILE:LINE:COL: message" (or the
+ * message alone when it has no position; "" when nothing is recorded). */
 const char *dem_last_error(void);
 void dem_error_clear(void);
 

@@ -19,8 +19,7 @@ dem_status dem_cfg_error(const struct dem_node *at, const char *fmt, ...) {
   va_end(ap);
   if (!at)
     return dem_fail(DEM_ERR_CONFIG, "%s", msg);
-  return dem_fail(DEM_ERR_CONFIG, "%s:%d:%d: %s", at->file, at->line, at->col,
-                  msg);
+  return dem_fail_at(DEM_ERR_CONFIG, at->file, at->line, at->col, "%s", msg);
 }
 
 /* Finds `key` in `map`. DEM_OK with *node NULL when it is absent and not

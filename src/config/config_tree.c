@@ -351,14 +351,13 @@ static dem_status load_text(const char *name, const char *text, size_t len,
   if (st == DEM_ERR_NOMEM)
     return dem_fail(st, "%s: out of memory while reading YAML", name);
   if (st != DEM_OK)
-    return dem_fail(st, "%s:%d:%d: %s", name, err.line, err.col, err.msg);
+    return dem_fail_at(st, name, err.line, err.col, "%s", err.msg);
   if (!root || root->kind != DEM_NODE_MAPPING) {
     char found[80];
     dem_node_describe(root, found, sizeof found);
-    st = dem_fail(DEM_ERR_CONFIG,
-                  "%s:%d:%d: expected a mapping of sections at the top "
-                  "level, found %s",
-                  name, root ? root->line : 1, root ? root->col : 1, found);
+    st = dem_fail_at(
+        DEM_ERR_CONFIG, name, root ? root->line : 1, root ? root->col : 1,
+        "expected a mapping of sections at the top level, found %s", found);
     dem_node_free(root);
     return st;
   }

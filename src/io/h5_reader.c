@@ -47,29 +47,12 @@ static dem_status open_dem_file(const char *path, hid_t *out) {
 /* ------------------------------------------------------------------ */
 /* Energy series                                                        */
 
-enum { ENERGY_COLUMNS = 7 };
-
-static const char *const energy_names[ENERGY_COLUMNS] = {
-    "step",    "time", "kinetic_translational", "kinetic_rotational", "elastic",
-    "gravity", "total"};
+enum { ENERGY_COLUMNS = DEM_H5U_ENERGY_N };
 
 static void **energy_column(struct dem_energy_series *s, int c) {
-  switch (c) {
-  case 0:
+  if (c == 0)
     return (void **)&s->step;
-  case 1:
-    return (void **)&s->time;
-  case 2:
-    return (void **)&s->kinetic_translational;
-  case 3:
-    return (void **)&s->kinetic_rotational;
-  case 4:
-    return (void **)&s->elastic;
-  case 5:
-    return (void **)&s->gravity;
-  default:
-    return (void **)&s->total;
-  }
+  return (void **)((char *)s + dem_h5u_energy_columns[c].series_offset);
 }
 
 void dem_energy_series_free(struct dem_energy_series *s) {
@@ -102,7 +85,7 @@ dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out) {
     hsize_t dims = 0;
     hid_t sp;
     int ok;
-    ds[c] = H5Dopen2(g, energy_names[c], H5P_DEFAULT);
+    ds[c] = H5Dopen2(g, dem_h5u_energy_columns[c].name, H5P_DEFAULT);
     sp = ds[c] >= 0 ? H5Dget_space(ds[c]) : -1;
     ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
          H5Sget_simple_extent_dims(sp, &dims, NULL) == 1;
@@ -110,7 +93,7 @@ dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out) {
       H5Sclose(sp);
     if (!ok) {
       st = dem_fail(DEM_ERR_IO, "%s: /energy/%s missing or not 1-D", path,
-                    energy_names[c]);
+                    dem_h5u_energy_columns[c].name);
       goto done;
     }
     if (c == 0 || dims < n)
@@ -192,92 +175,26 @@ static herr_t last_index(hid_t snaps, long *last) {
   return 0;
 }
 
-void dem_snapshot_data_free(struct dem_snapshot_data *d) {
-  if (!d)
-    return;
-  free(d->position);
-  free(d->velocity);
-  free(d->orientation);
-  free(d->angular_velocity);
-  free(d->mass);
-  free(d->inertia);
-  free(d->shape);
-  free(d->sphere_position);
-  free(d->sphere_radius);
-  free(d->sphere_body);
-  free(d->state_velocity);
-  free(d->state_angular_velocity);
-  free(d->state_rot_aux);
-  free(d->state_sphere_member);
-  free(d->state_sphere_x_build);
-  free(d->state_body_x_build);
-  memset(d, 0, sizeof *d);
-}
-
-
-/* Where a dataset is read from and what shape it must have. */
-struct read_ctx {
-  const char *path; /* file, for messages */
-  const char *snap; /* NNNNNN */
-  hid_t group;      /* the snapshot group */
+struct dem_h5_snapshot {
+  char *path;    /* file, for messages */
+  char snap[32]; /* NNNNNN */
+  hid_t file, group;
 };
 
-#define ANY_SIZE ((size_t)-1)
-
-/* Reads dataset `name` (e.g. "bodies/mass") into a new array. *rows is the
- * expected row count or ANY_SIZE (then set); *cols is 0 for a 1-D dataset,
- * the expected width, or ANY_SIZE for any width (then set). */
-static dem_status read_field(const struct read_ctx *c, const char *name,
-                             hid_t mem_type, size_t elem, size_t *rows,
-                             size_t *cols, void **out) {
-  hsize_t dims[2] = {0, 0};
-  int want_rank = *cols == 0 ? 1 : 2, rank = -1;
-  hid_t ds = H5Dopen2(c->group, name, H5P_DEFAULT), sp = -1;
-  size_t count;
-  dem_status st = DEM_OK;
-  *out = NULL;
-  if (ds < 0)
-    return dem_fail(DEM_ERR_IO, "%s: snapshot %s: missing %s", c->path, c->snap,
-                    name);
-  sp = H5Dget_space(ds);
-  if (sp >= 0)
-    rank = H5Sget_simple_extent_ndims(sp);
-  if (rank == want_rank)
-    H5Sget_simple_extent_dims(sp, dims, NULL);
-  if (sp >= 0)
-    H5Sclose(sp);
-  if (rank != want_rank || (*rows != ANY_SIZE && dims[0] != (hsize_t)*rows) ||
-      (want_rank == 2 && *cols != ANY_SIZE && dims[1] != (hsize_t)*cols)) {
-    st = dem_fail(DEM_ERR_IO, "%s: snapshot %s: %s has an unexpected shape",
-                  c->path, c->snap, name);
-    goto done;
-  }
-  *rows = (size_t)dims[0];
-  if (want_rank == 2)
-    *cols = (size_t)dims[1];
-  count = *rows * (want_rank == 2 ? *cols : 1);
-  if (count == 0)
-    goto done;
-  *out = malloc(count * elem);
-  if (!*out) {
-    st = dem_fail(DEM_ERR_NOMEM, "%s: out of memory", c->path);
-    goto done;
-  }
-  if (H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0) {
-    char what[160];
-    snprintf(what, sizeof what, "snapshot %s: cannot read %s", c->snap, name);
-    st = dem_h5u_fail(c->path, what);
-    free(*out);
-    *out = NULL;
-  }
-done:
-  H5Dclose(ds);
-  return st;
+void dem_h5_snapshot_close(struct dem_h5_snapshot *s) {
+  if (!s)
+    return;
+  if (s->group >= 0)
+    H5Gclose(s->group);
+  if (s->file >= 0)
+    H5Fclose(s->file);
+  free(s->path);
+  free(s);
 }
 
-static dem_status read_attr(const struct read_ctx *c, const char *name,
+static dem_status read_attr(const struct dem_h5_snapshot *s, const char *name,
                             hid_t mem_type, void *value) {
-  hid_t a = H5Aopen(c->group, name, H5P_DEFAULT);
+  hid_t a = H5Aopen(s->group, name, H5P_DEFAULT);
   herr_t rc = -1;
   if (a >= 0) {
     rc = H5Aread(a, mem_type, value);
@@ -285,80 +202,28 @@ static dem_status read_attr(const struct read_ctx *c, const char *name,
   }
   if (rc < 0)
     return dem_fail(DEM_ERR_IO, "%s: snapshot %s: missing attribute %s",
-                    c->path, c->snap, name);
+                    s->path, s->snap, name);
   return DEM_OK;
 }
 
-static dem_status read_snapshot_group(const struct read_ctx *c,
-                                      struct dem_snapshot_data *d) {
-  size_t nb = ANY_SIZE, ns = ANY_SIZE, three = 3, four = 4, vec = 0;
-  hid_t D = H5T_NATIVE_DOUBLE, INT = H5T_NATIVE_INT;
-  size_t sd = sizeof(double), si = sizeof(int);
+dem_status dem_h5_snapshot_open(const char *path, long index,
+                                struct dem_h5_snapshot **out,
+                                struct dem_h5_snapshot_info *info) {
+  struct dem_h5_snapshot *s = calloc(1, sizeof *s);
+  hid_t snaps = -1;
   dem_status st;
-  htri_t has;
-#define READ(name, type, size, rows, cols, field)                              \
-  do {                                                                         \
-    void *p_;                                                                  \
-    st = read_field(c, name, type, size, rows, cols, &p_);                     \
-    if (st != DEM_OK)                                                          \
-      return st;                                                               \
-    d->field = p_;                                                             \
-  } while (0)
-  st = read_attr(c, "time", D, &d->time);
-  if (st == DEM_OK)
-    st = read_attr(c, "step", H5T_NATIVE_LONG, &d->step);
-  if (st != DEM_OK)
-    return st;
-  READ("bodies/position", D, sd, &nb, &three, position);
-  READ("bodies/velocity", D, sd, &nb, &three, velocity);
-  READ("bodies/orientation", D, sd, &nb, &four, orientation);
-  READ("bodies/angular_velocity", D, sd, &nb, &three, angular_velocity);
-  READ("bodies/mass", D, sd, &nb, &vec, mass);
-  READ("bodies/inertia", D, sd, &nb, &three, inertia);
-  READ("bodies/shape", INT, si, &nb, &vec, shape);
-  READ("spheres/position", D, sd, &ns, &three, sphere_position);
-  READ("spheres/radius", D, sd, &ns, &vec, sphere_radius);
-  READ("spheres/body", INT, si, &ns, &vec, sphere_body);
-  d->n_bodies = nb;
-  d->n_spheres = ns;
-  has = H5Lexists(c->group, "state", H5P_DEFAULT);
-  if (has <= 0)
-    return DEM_OK;
-  d->has_state = 1;
-  if (H5Lexists(c->group, "state/velocity", H5P_DEFAULT) > 0)
-    READ("state/velocity", D, sd, &nb, &three, state_velocity);
-  if (H5Lexists(c->group, "state/angular_velocity", H5P_DEFAULT) > 0)
-    READ("state/angular_velocity", D, sd, &nb, &three, state_angular_velocity);
-  if (H5Lexists(c->group, "state/rot_aux", H5P_DEFAULT) > 0) {
-    size_t width = ANY_SIZE;
-    READ("state/rot_aux", D, sd, &nb, &width, state_rot_aux);
-    d->aux_width = width;
+  *out = NULL;
+  if (!s || !(s->path = strdup(path))) {
+    free(s);
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
   }
-  if (H5Lexists(c->group, "state/sphere_member", H5P_DEFAULT) > 0)
-    READ("state/sphere_member", INT, si, &ns, &vec, state_sphere_member);
-  if (H5Lexists(c->group, "state/sphere_x_build", H5P_DEFAULT) > 0)
-    READ("state/sphere_x_build", D, sd, &ns, &three, state_sphere_x_build);
-  if (H5Lexists(c->group, "state/body_x_build", H5P_DEFAULT) > 0)
-    READ("state/body_x_build", D, sd, &nb, &three, state_body_x_build);
-#undef READ
-  return DEM_OK;
-}
-
-dem_status dem_h5_read_snapshot(const char *path, long index,
-                                struct dem_snapshot_data *out) {
-  hid_t file, snaps;
-  char name[32];
-  struct read_ctx c;
-  dem_status st;
-
-  memset(out, 0, sizeof *out);
-  st = open_dem_file(path, &file);
-  if (st != DEM_OK)
-    return st;
-  snaps = H5Gopen2(file, "snapshots", H5P_DEFAULT);
+  s->file = s->group = -1;
+  if ((st = open_dem_file(path, &s->file)))
+    goto done;
+  snaps = H5Gopen2(s->file, "snapshots", H5P_DEFAULT);
   if (snaps < 0) {
-    H5Fclose(file);
-    return dem_fail(DEM_ERR_IO, "%s: no snapshots", path);
+    st = dem_fail(DEM_ERR_IO, "%s: no snapshots", path);
+    goto done;
   }
   if (index < 0) {
     if (last_index(snaps, &index) < 0) {
@@ -370,30 +235,91 @@ dem_status dem_h5_read_snapshot(const char *path, long index,
       goto done;
     }
   }
-  snprintf(name, sizeof name, "%06ld", index);
-  c.path = path;
-  c.snap = name;
-  c.group = -1;
-  if (H5Lexists(snaps, name, H5P_DEFAULT) > 0)
-    c.group = H5Gopen2(snaps, name, H5P_DEFAULT);
-  if (c.group < 0) {
-    st = dem_fail(DEM_ERR_IO, "%s: no snapshot %s", path, name);
+  snprintf(s->snap, sizeof s->snap, "%06ld", index);
+  if (H5Lexists(snaps, s->snap, H5P_DEFAULT) > 0)
+    s->group = H5Gopen2(snaps, s->snap, H5P_DEFAULT);
+  if (s->group < 0) {
+    st = dem_fail(DEM_ERR_IO, "%s: no snapshot %s", path, s->snap);
     goto done;
   }
-  out->index = index;
-  st = read_snapshot_group(&c, out);
-  H5Gclose(c.group);
+  info->index = index;
+  if ((st = read_attr(s, "time", H5T_NATIVE_DOUBLE, &info->time)) ||
+      (st = read_attr(s, "step", H5T_NATIVE_LONG, &info->step)))
+    goto done;
 done:
-  H5Gclose(snaps);
-  H5Fclose(file);
-  if (st != DEM_OK)
-    dem_snapshot_data_free(out);
+  if (snaps >= 0)
+    H5Gclose(snaps);
+  if (st)
+    dem_h5_snapshot_close(s);
+  else
+    *out = s;
   return st;
 }
 
-dem_status dem_h5_read_last_snapshot(const char *path,
-                                     struct dem_snapshot_data *out) {
-  return dem_h5_read_snapshot(path, -1, out);
+int dem_h5_snapshot_has(const struct dem_h5_snapshot *s, const char *name) {
+  const char *slash = strchr(name, '/');
+  char group[64];
+  if (slash && (size_t)(slash - name) < sizeof group) {
+    snprintf(group, sizeof group, "%.*s", (int)(slash - name), name);
+    if (H5Lexists(s->group, group, H5P_DEFAULT) <= 0)
+      return 0;
+  }
+  return H5Lexists(s->group, name, H5P_DEFAULT) > 0;
+}
+
+dem_status dem_h5_snapshot_read(const struct dem_h5_snapshot *s,
+                                const char *name, enum dem_h5_type type,
+                                size_t *rows, size_t *cols, void **out) {
+  hsize_t dims[2] = {0, 0};
+  int want_rank = *cols == 0 ? 1 : 2, rank = -1;
+  hid_t mem_type = type == DEM_H5_F64   ? H5T_NATIVE_DOUBLE
+                   : type == DEM_H5_I32 ? H5T_NATIVE_INT
+                                        : H5T_NATIVE_INT64;
+  size_t elem = type == DEM_H5_F64   ? sizeof(double)
+                : type == DEM_H5_I32 ? sizeof(int)
+                                     : sizeof(int64_t);
+  hid_t ds = -1, sp = -1;
+  size_t count;
+  dem_status st = DEM_OK;
+  *out = NULL;
+  if (!dem_h5_snapshot_has(s, name) ||
+      (ds = H5Dopen2(s->group, name, H5P_DEFAULT)) < 0)
+    return dem_fail(DEM_ERR_IO, "%s: snapshot %s: missing %s", s->path, s->snap,
+                    name);
+  sp = H5Dget_space(ds);
+  if (sp >= 0)
+    rank = H5Sget_simple_extent_ndims(sp);
+  if (rank == want_rank)
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+  if (sp >= 0)
+    H5Sclose(sp);
+  if (rank != want_rank || (*rows != DEM_H5_ANY && dims[0] != (hsize_t)*rows) ||
+      (want_rank == 2 && *cols != DEM_H5_ANY && dims[1] != (hsize_t)*cols)) {
+    st = dem_fail(DEM_ERR_IO, "%s: snapshot %s: %s has an unexpected shape",
+                  s->path, s->snap, name);
+    goto done;
+  }
+  *rows = (size_t)dims[0];
+  if (want_rank == 2)
+    *cols = (size_t)dims[1];
+  count = *rows * (want_rank == 2 ? *cols : 1);
+  if (count == 0)
+    goto done;
+  *out = malloc(count * elem);
+  if (!*out) {
+    st = dem_fail(DEM_ERR_NOMEM, "%s: out of memory", s->path);
+    goto done;
+  }
+  if (H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0) {
+    char what[160];
+    snprintf(what, sizeof what, "snapshot %s: cannot read %s", s->snap, name);
+    st = dem_h5u_fail(s->path, what);
+    free(*out);
+    *out = NULL;
+  }
+done:
+  H5Dclose(ds);
+  return st;
 }
 
 dem_status dem_h5_snapshot_count(const char *path, size_t *n) {

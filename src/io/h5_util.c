@@ -1,6 +1,17 @@
 /* Internal HDF5 helpers: quiet error handling that keeps the reason. */
 #include "io/h5_util.h"
 
+#include <stddef.h>
+
+const struct dem_h5u_energy_column dem_h5u_energy_columns[DEM_H5U_ENERGY_N] = {
+    {"step", "1", "time step number", 0, 0},
+#define DEM_H5U_COLUMN(name, unit, doc)                                        \
+  {#name, unit, doc, offsetof(struct dem_energy_row, name),                    \
+   offsetof(struct dem_energy_series, name)},
+    DEM_ENERGY_COLUMNS(DEM_H5U_COLUMN)
+#undef DEM_H5U_COLUMN
+};
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,19 +152,19 @@ static hsize_t chunk_rows(hid_t ds) {
   return chunk;
 }
 
-herr_t dem_h5u_energy_read(const hid_t ds[7], hsize_t n, void *cols[7],
-                           hsize_t *rows) {
+herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
+                           void *cols[DEM_H5U_ENERGY_N], hsize_t *rows) {
   int retry;
-  for (int c = 0; c < 7; c++)
+  for (int c = 0; c < DEM_H5U_ENERGY_N; c++)
     cols[c] = NULL;
   *rows = 0;
   do {
     retry = 0;
-    for (int c = 0; c < 7; c++) {
+    for (int c = 0; c < DEM_H5U_ENERGY_N; c++) {
       free(cols[c]);
       cols[c] = NULL;
     }
-    for (int c = 0; c < 7 && n > 0 && !retry; c++) {
+    for (int c = 0; c < DEM_H5U_ENERGY_N && n > 0 && !retry; c++) {
       size_t elem = c == 0 ? sizeof(long) : sizeof(double);
       hsize_t chunk;
       cols[c] = malloc((size_t)n * elem);
@@ -176,7 +187,7 @@ herr_t dem_h5u_energy_read(const hid_t ds[7], hsize_t n, void *cols[7],
   } while (retry);
   if (n > 0) {
     size_t keep = fill_tail_long(cols[0], (size_t)n);
-    for (int c = 1; c < 7; c++) {
+    for (int c = 1; c < DEM_H5U_ENERGY_N; c++) {
       size_t t = fill_tail_double(cols[c], (size_t)n);
       if (t < keep)
         keep = t;
@@ -186,7 +197,7 @@ herr_t dem_h5u_energy_read(const hid_t ds[7], hsize_t n, void *cols[7],
   *rows = n;
   return 0;
 fail:
-  for (int c = 0; c < 7; c++) {
+  for (int c = 0; c < DEM_H5U_ENERGY_N; c++) {
     free(cols[c]);
     cols[c] = NULL;
   }

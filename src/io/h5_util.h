@@ -8,6 +8,20 @@
 #include <hdf5.h>
 
 #include "dem/status.h"
+#include "io/h5io.h"
+
+/* The /energy columns, step first: name, unit, description, and where a
+ * double column lives in struct dem_energy_row and dem_energy_series
+ * (offsets unused for step). */
+struct dem_h5u_energy_column {
+  const char *name, *unit, *description;
+  size_t row_offset, series_offset;
+};
+#define DEM_H5U_COUNT_COLUMN(name, unit, doc) +1
+enum { DEM_H5U_ENERGY_N = 1 DEM_ENERGY_COLUMNS(DEM_H5U_COUNT_COLUMN) };
+#undef DEM_H5U_COUNT_COLUMN
+extern const struct dem_h5u_energy_column
+    dem_h5u_energy_columns[DEM_H5U_ENERGY_N];
 
 /* Replaces HDF5's printing of its error stack by a handler that only
  * records the reason of the failing call (done at the start of every
@@ -33,14 +47,14 @@ hid_t dem_h5u_read_fapl(void);
 #define DEM_H5U_ENERGY_FILL_STEP INT64_MIN
 double dem_h5u_energy_fill(void);
 
-/* Reads the first n rows of the 7 open /energy columns (step first, as
- * long; then doubles) into new arrays cols[0..6] (NULL when no rows) and
+/* Reads the first n rows of the open /energy columns (step first, as
+ * long; then doubles) into new arrays cols[] (NULL when no rows) and
  * sets *rows to the rows that were written: n less what a run killed in
  * the middle of a flush left behind, namely trailing chunks that lie past
  * the end of the file's allocated space ("addr overflow") and trailing
  * rows that read as fill values in some column. Returns < 0 (cols freed)
  * when a read fails otherwise. */
-herr_t dem_h5u_energy_read(const hid_t ds[7], hsize_t n, void *cols[7],
-                           hsize_t *rows);
+herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
+                           void *cols[DEM_H5U_ENERGY_N], hsize_t *rows);
 
 #endif

@@ -19,11 +19,7 @@
 #define DEM_VERSION_STRING "unknown"
 #endif
 
-enum { ENERGY_COLUMNS = 7, ENERGY_CHUNK = 1024 };
-
-static const char *const energy_names[ENERGY_COLUMNS] = {
-    "step",    "time", "kinetic_translational", "kinetic_rotational", "elastic",
-    "gravity", "total"};
+enum { ENERGY_COLUMNS = DEM_H5U_ENERGY_N, ENERGY_CHUNK = 1024 };
 
 struct dem_h5_writer {
   hid_t file, snapshots;
@@ -32,7 +28,9 @@ struct dem_h5_writer {
   char *path, *xmf_path;
   const char *h5_name; /* basename of path, as the sidecar refers to it */
   size_t n_snapshots;
-  struct dem_xdmf_text xdmf; /* the sidecar's grids so far */
+  struct dem_xdmf_text xdmf;                   /* the sidecar's grids so far */
+  const struct dem_xdmf_attribute *xdmf_attrs; /* the run's, not owned */
+  size_t n_xdmf;
 };
 
 static const char *base_name(const char *path) {
@@ -153,6 +151,15 @@ static herr_t write_string_attr(hid_t loc, const char *name,
   return rc;
 }
 
+/* The "unit" and "description" attributes of a dataset (when given). */
+static herr_t write_doc(hid_t ds, const char *unit, const char *description) {
+  if (unit && write_string_attr(ds, "unit", unit) < 0)
+    return -1;
+  if (description && write_string_attr(ds, "description", description) < 0)
+    return -1;
+  return 0;
+}
+
 static herr_t write_config(hid_t file, const char *text) {
   hid_t t = dem_h5u_string_type(), space, ds;
   herr_t rc = -1;
@@ -193,9 +200,11 @@ static herr_t create_energy(struct dem_h5_writer *w) {
                           c == 0 ? (const void *)&step_fill
                                  : (const void *)&fill) < 0)
       goto done;
-    w->energy[c] = H5Dcreate2(g, energy_names[c], type, space, H5P_DEFAULT,
-                              dcpl, H5P_DEFAULT);
-    if (w->energy[c] < 0)
+    const struct dem_h5u_energy_column *col = &dem_h5u_energy_columns[c];
+    w->energy[c] =
+        H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (w->energy[c] < 0 ||
+        write_doc(w->energy[c], col->unit, col->description) < 0)
       goto done;
   }
   rc = 0;
@@ -330,6 +339,8 @@ dem_status dem_h5_create(const char *path, int force,
   }
   if ((st = writer_new(path, &w)))
     return st;
+  w->xdmf_attrs = info->xdmf;
+  w->n_xdmf = info->n_xdmf;
 
   st = make_temp(path, &tmp);
   if (st != DEM_OK) {
@@ -406,30 +417,12 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
     const void *buf = col;
     hid_t mem_type = H5T_NATIVE_DOUBLE, fs = -1, ms = -1;
     herr_t rc = -1;
+    size_t offset = dem_h5u_energy_columns[c].row_offset;
     for (size_t i = 0; i < n; i++) {
-      const struct dem_energy_row *r = &rows[i];
-      switch (c) {
-      case 0:
-        steps[i] = r->step;
-        break;
-      case 1:
-        col[i] = r->time;
-        break;
-      case 2:
-        col[i] = r->kinetic_translational;
-        break;
-      case 3:
-        col[i] = r->kinetic_rotational;
-        break;
-      case 4:
-        col[i] = r->elastic;
-        break;
-      case 5:
-        col[i] = r->gravity;
-        break;
-      default:
-        col[i] = r->total;
-      }
+      if (c == 0)
+        steps[i] = rows[i].step;
+      else
+        memcpy(&col[i], (const char *)&rows[i] + offset, sizeof col[i]);
     }
     if (c == 0) {
       buf = steps;
@@ -458,26 +451,33 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
   return DEM_OK;
 }
 
-/* One dataset of a snapshot: group (bodies, spheres, state), name, shape
- * (cols = 0 for a 1-D dataset) and data. */
-struct field {
-  const char *group, *name;
-  size_t rows, cols;
-  int is_int;
-  const void *data;
-  const size_t *order; /* row k is item order[k] of data, or NULL */
-};
+static hid_t file_type_of(enum dem_h5_type t) {
+  return t == DEM_H5_F64   ? H5T_IEEE_F64LE
+         : t == DEM_H5_I32 ? H5T_STD_I32LE
+                           : H5T_STD_I64LE;
+}
 
-static herr_t write_field(hid_t g, const struct field *f) {
+static hid_t mem_type_of(enum dem_h5_type t) {
+  return t == DEM_H5_F64   ? H5T_NATIVE_DOUBLE
+         : t == DEM_H5_I32 ? H5T_NATIVE_INT
+                           : H5T_NATIVE_INT64;
+}
+
+static size_t type_size(enum dem_h5_type t) {
+  return t == DEM_H5_F64   ? sizeof(double)
+         : t == DEM_H5_I32 ? sizeof(int)
+                           : sizeof(int64_t);
+}
+
+/* One column as dataset `name` of group g. */
+static herr_t write_column(hid_t g, const char *name,
+                           const struct dem_h5_column *f) {
   hsize_t dims[2] = {f->rows, f->cols};
-  hid_t file_type = f->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
-  hid_t mem_type = f->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
   herr_t rc = -1;
   const void *data = f->data;
   void *gathered = NULL;
   if (f->order && f->rows) {
-    size_t item =
-        (f->cols ? f->cols : 1) * (f->is_int ? sizeof(int) : sizeof(double));
+    size_t item = (f->cols ? f->cols : 1) * type_size(f->type);
     if (!(gathered = malloc(f->rows * item)))
       return -1;
     for (size_t k = 0; k < f->rows; k++)
@@ -490,12 +490,13 @@ static herr_t write_field(hid_t g, const struct field *f) {
     free(gathered);
     return -1;
   }
-  ds = H5Dcreate2(g, f->name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
-                  H5P_DEFAULT);
+  ds = H5Dcreate2(g, name, file_type_of(f->type), space, H5P_DEFAULT,
+                  H5P_DEFAULT, H5P_DEFAULT);
   if (ds >= 0) {
-    rc = 0;
-    if (f->rows)
-      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    rc = write_doc(ds, f->unit, f->description);
+    if (rc >= 0 && f->rows)
+      rc = H5Dwrite(ds, mem_type_of(f->type), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    data);
     if (H5Dclose(ds) < 0)
       rc = -1;
   }
@@ -504,67 +505,36 @@ static herr_t write_field(hid_t g, const struct field *f) {
   return rc;
 }
 
-/* The list of datasets of s; returns how many (at most 16). */
-static size_t snapshot_fields(const struct dem_snapshot *s, struct field *f) {
-  size_t nb = s->n_bodies, ns = s->n_spheres, k = 0;
-  const size_t *bo = s->body_rows, *so = s->sphere_rows;
-  f[k++] = (struct field){"bodies", "position", nb, 3, 0, s->position, bo};
-  f[k++] = (struct field){"bodies", "velocity", nb, 3, 0, s->velocity, bo};
-  f[k++] =
-      (struct field){"bodies", "orientation", nb, 4, 0, s->orientation, bo};
-  f[k++] = (struct field){"bodies", "angular_velocity",  nb, 3,
-                          0,        s->angular_velocity, bo};
-  f[k++] = (struct field){"bodies", "mass", nb, 0, 0, s->mass, bo};
-  f[k++] = (struct field){"bodies", "inertia", nb, 3, 0, s->inertia, bo};
-  f[k++] = (struct field){"bodies", "shape", nb, 0, 1, s->shape, bo};
-  f[k++] =
-      (struct field){"spheres", "position", ns, 3, 0, s->sphere_position, so};
-  f[k++] = (struct field){"spheres", "radius", ns, 0, 0, s->sphere_radius, so};
-  f[k++] = (struct field){"spheres", "body", ns, 0, 1, s->sphere_body, so};
-  if (s->state_velocity)
-    f[k++] =
-        (struct field){"state", "velocity", nb, 3, 0, s->state_velocity, bo};
-  if (s->state_angular_velocity)
-    f[k++] = (struct field){"state", "angular_velocity",        nb, 3,
-                            0,       s->state_angular_velocity, bo};
-  if (s->state_rot_aux && s->aux_width)
-    f[k++] = (struct field){"state", "rot_aux",        nb, s->aux_width,
-                            0,       s->state_rot_aux, bo};
-  if (s->state_sphere_member)
-    f[k++] = (struct field){"state", "sphere_member",        ns, 0,
-                            1,       s->state_sphere_member, so};
-  if (s->state_sphere_x_build)
-    f[k++] = (struct field){"state", "sphere_x_build",        ns, 3,
-                            0,       s->state_sphere_x_build, so};
-  if (s->state_body_x_build)
-    f[k++] = (struct field){"state", "body_x_build",        nb, 3,
-                            0,       s->state_body_x_build, bo};
-  return k;
+/* The group of a column path ("bodies" of "bodies/mass"), opened or made
+ * in g; *name is set to the part after it. */
+static hid_t column_group(hid_t g, const char *path, const char **name) {
+  const char *slash = strchr(path, '/');
+  char group[64];
+  if (!slash || (size_t)(slash - path) >= sizeof group)
+    return -1;
+  snprintf(group, sizeof group, "%.*s", (int)(slash - path), path);
+  *name = slash + 1;
+  if (H5Lexists(g, group, H5P_DEFAULT) > 0)
+    return H5Gopen2(g, group, H5P_DEFAULT);
+  return create_compact_group(g, group);
 }
 
 /* Writes the snapshot into an anonymous group g. */
-static herr_t write_snapshot_group(hid_t g, const struct field *f, size_t n,
-                                   const struct dem_snapshot *s) {
+static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
   int64_t step = s->step;
-  hid_t sub = -1;
-  const char *sub_name = NULL;
   herr_t rc = 0;
   if (write_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time) < 0 ||
       write_attr(g, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) < 0)
     return -1;
-  for (size_t i = 0; i < n && rc >= 0; i++) {
-    if (!sub_name || strcmp(sub_name, f[i].group) != 0) {
-      if (sub >= 0)
-        H5Gclose(sub);
-      sub_name = f[i].group;
-      sub = create_compact_group(g, sub_name);
-      if (sub < 0)
-        return -1;
-    }
-    rc = write_field(sub, &f[i]);
+  for (size_t i = 0; i < s->n_columns && rc >= 0; i++) {
+    const char *name;
+    hid_t sub = column_group(g, s->columns[i].path, &name);
+    if (sub < 0)
+      return -1;
+    rc = write_column(sub, name, &s->columns[i]);
+    if (H5Gclose(sub) < 0)
+      rc = -1;
   }
-  if (sub >= 0 && H5Gclose(sub) < 0)
-    rc = -1;
   return rc;
 }
 
@@ -572,7 +542,8 @@ static herr_t write_snapshot_group(hid_t g, const struct field *f, size_t n,
 static dem_status add_frame(struct dem_h5_writer *w,
                             const struct dem_snapshot *s) {
   struct dem_xdmf_frame frame = {w->n_snapshots, s->time, s->n_spheres};
-  dem_status st = dem_xdmf_append(&w->xdmf, w->h5_name, &frame);
+  dem_status st =
+      dem_xdmf_append(&w->xdmf, w->h5_name, &frame, w->xdmf_attrs, w->n_xdmf);
   if (st == DEM_OK)
     w->n_snapshots++;
   return st;
@@ -628,8 +599,7 @@ static herr_t polyvertex_link(struct dem_h5_writer *w, hid_t vertex,
 
 dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
                                  const struct dem_snapshot *s) {
-  struct field f[16];
-  size_t n, index;
+  size_t index;
   char name[32], what[64], vertex_name[64];
   hid_t g, vertex = -1;
   herr_t rc;
@@ -639,18 +609,17 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   if (!w || !s)
     return dem_fail(DEM_ERR_INTERNAL, "dem_h5_snapshot_write: no writer");
   index = w->n_snapshots;
-  n = snapshot_fields(s, f);
-  for (size_t i = 0; i < n; i++)
-    if (f[i].rows && !f[i].data)
-      return dem_fail(DEM_ERR_INTERNAL, "%s: snapshot %zu: no data for %s/%s",
-                      w->path, index, f[i].group, f[i].name);
+  for (size_t i = 0; i < s->n_columns; i++)
+    if (s->columns[i].rows && !s->columns[i].data)
+      return dem_fail(DEM_ERR_INTERNAL, "%s: snapshot %zu: no data for %s",
+                      w->path, index, s->columns[i].path);
   snprintf(name, sizeof name, "%06zu", index);
   snprintf(what, sizeof what, "cannot write snapshot %s", name);
   /* Built unlinked and linked once complete: a reader never sees half. */
   g = create_compact_group(w->file, NULL);
   if (g < 0)
     return dem_h5u_fail(w->path, what);
-  rc = write_snapshot_group(g, f, n, s);
+  rc = write_snapshot_group(g, s);
   if (rc >= 0)
     rc = polyvertex_prepare(w, s->n_spheres, &vertex, vertex_name,
                             sizeof vertex_name);
@@ -737,7 +706,7 @@ static dem_status open_energy(struct dem_h5_writer *w, long last_step) {
     hsize_t dims = 0, maxdims = 0;
     hid_t sp;
     int ok;
-    snprintf(name, sizeof name, "energy/%s", energy_names[c]);
+    snprintf(name, sizeof name, "energy/%s", dem_h5u_energy_columns[c].name);
     w->energy[c] = H5Dopen2(w->file, name, H5P_DEFAULT);
     sp = w->energy[c] >= 0 ? H5Dget_space(w->energy[c]) : -1;
     ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
@@ -813,6 +782,8 @@ dem_status dem_h5_open_append(const char *path, long last_step,
     return dem_fail(DEM_ERR_IO, "%s: is a directory", path);
   if ((st = writer_new(path, &w)))
     return st;
+  w->xdmf_attrs = info->xdmf;
+  w->n_xdmf = info->n_xdmf;
   fapl = writer_fapl();
   if (fapl < 0) {
     st = dem_h5u_fail(path, "cannot set up file access");

@@ -8,11 +8,24 @@
 
 struct dem_h5_writer; /* opaque */
 
+enum dem_h5_type { DEM_H5_F64, DEM_H5_I32, DEM_H5_I64 };
+
+/* A node attribute of the spheres in the XDMF sidecar: dataset `path`
+ * (a 1-D spheres/ dataset) shown as `name`. */
+struct dem_xdmf_attribute {
+  const char *name, *path;
+  enum dem_h5_type type;
+};
+
 struct dem_h5_run_info {
   const char *config_text; /* YAML as run, stored in /config */
   const char *scheme;      /* root attribute "scheme" */
   const char *version;     /* root attribute "dem_version" */
   double time_step;        /* root attribute "time_step" */
+  /* What the XDMF sidecar shows of each snapshot's spheres, besides their
+   * positions. */
+  const struct dem_xdmf_attribute *xdmf;
+  size_t n_xdmf;
 };
 
 /* Creates the file. Fails (DEM_ERR_IO, message naming the path) if it
@@ -35,10 +48,23 @@ dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);
 
+/* The energy series: a step column, then these (X(name, unit,
+ * description)), one dataset each under /energy. A new column is a new
+ * line here. */
+#define DEM_ENERGY_COLUMNS(X)                                                  \
+  X(time, "s", "time of the row")                                              \
+  X(kinetic_translational, "J", "translational kinetic energy, sum m v^2/2")   \
+  X(kinetic_rotational, "J",                                                   \
+    "rotational kinetic energy, sum of I_k w_k^2/2 in the principal frames")   \
+  X(elastic, "J", "elastic energy stored in the contacts")                     \
+  X(gravity, "J", "gravitational potential energy, -sum m g.x")                \
+  X(total, "J", "kinetic + elastic + gravitational energy")
+
 struct dem_energy_row {
   long step;
-  double time, kinetic_translational, kinetic_rotational, elastic, gravity,
-      total;
+#define DEM_ENERGY_ROW_MEMBER(name, unit, doc) double name;
+  DEM_ENERGY_COLUMNS(DEM_ENERGY_ROW_MEMBER)
+#undef DEM_ENERGY_ROW_MEMBER
 };
 
 /* Appends rows to the /energy datasets (chunked, extendible) and flushes
@@ -48,49 +74,33 @@ struct dem_energy_row {
 dem_status dem_h5_energy_append(struct dem_h5_writer *w,
                                 const struct dem_energy_row *rows, size_t n);
 
-/* A snapshot as plain arrays (no dependency on the simulation structs). */
+/* One dataset of a snapshot, as plain memory (no dependency on the
+ * simulation structs; the run describes its arrays from the field
+ * table). */
+struct dem_h5_column {
+  const char *path; /* group/name inside the snapshot, e.g. bodies/mass */
+  enum dem_h5_type type;
+  size_t rows, cols; /* cols 0: a 1-D dataset */
+  const void *data;
+  const size_t *order; /* row k is item order[k] of data, or NULL */
+  const char *unit;    /* attributes "unit" and "description" (NULL: none) */
+  const char *description;
+};
+
+/* A snapshot: its time and step and its datasets. n_spheres is what the
+ * XDMF sidecar draws (spheres/position and the run's XDMF attributes). */
 struct dem_snapshot {
   long step;
   double time;
-  size_t n_bodies;
-  const double (*position)[3];
-  const double (*velocity)[3];         /* at `time` */
-  const double (*orientation)[4];      /* w, x, y, z */
-  const double (*angular_velocity)[3]; /* body frame, at `time` */
-  const double *mass;
-  const double (*inertia)[3];
-  const int *shape;
   size_t n_spheres;
-  const double (*sphere_position)[3];
-  const double *sphere_radius;
-  const int *sphere_body;
-  /* When set, row k of the bodies' (spheres') datasets is item
-   * body_rows[k] (sphere_rows[k]) of the arrays: the arrays may be in
-   * another order than the file's. */
-  const size_t *body_rows, *sphere_rows;
-  /* The integrator's own state, for bitwise restart: velocities as held by
-   * the scheme (half step for leapfrog), and the per-body rotation scratch
-   * (n_bodies x aux_width). Written under state/ in the snapshot group. */
-  const double (*state_velocity)[3];
-  const double (*state_angular_velocity)[3];
-  const double *state_rot_aux;
-  size_t aux_width;
-  /* Neighbour-list state, for a bitwise restart (optional): each sphere's
-   * index among its body's members, and its
-   * position at the last neighbour build (n_spheres x 3). Written under
-   * state/ as sphere_member and sphere_x_build (optional, as is
-   * state_body_x_build below). */
-  const int *state_sphere_member;
-  const double (*state_sphere_x_build)[3];
-  /* Body positions at the last neighbour build (n_bodies x 3; the broad
-   * phase pairs bodies): state/body_x_build. */
-  const double (*state_body_x_build)[3];
+  const struct dem_h5_column *columns;
+  size_t n_columns;
 };
 
 /* Writes /snapshots/NNNNNN (NNNNNN = running index, 6 digits) with
- * attributes time and step, groups bodies/, spheres/ and state/, flushes
- * the file and rewrites the XDMF sidecar so ParaView sees it (the sidecar
- * draws the M spheres as polyvertices with connectivity
+ * attributes time and step and every column (its group made as needed),
+ * flushes the file and rewrites the XDMF sidecar so ParaView sees it (the
+ * sidecar draws the M spheres as polyvertices with connectivity
  * /xdmf/polyvertex_M, written once per distinct M). */
 dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
                                  const struct dem_snapshot *s);
@@ -118,8 +128,9 @@ dem_status dem_h5_close(struct dem_h5_writer *w);
 struct dem_energy_series {
   size_t n;
   long *step;
-  double *time, *kinetic_translational, *kinetic_rotational, *elastic, *gravity,
-      *total;
+#define DEM_ENERGY_SERIES_MEMBER(name, unit, doc) double *name;
+  DEM_ENERGY_COLUMNS(DEM_ENERGY_SERIES_MEMBER)
+#undef DEM_ENERGY_SERIES_MEMBER
 };
 dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out);
 void dem_energy_series_free(struct dem_energy_series *s);
@@ -136,49 +147,33 @@ struct dem_energy_summary {
 void dem_energy_summarize(const struct dem_energy_series *s,
                           struct dem_energy_summary *out);
 
-/* A snapshot read back (restart, tools, tests): owns its arrays, which
- * are NULL when the count is 0. state_* are present when has_state is 1
- * (state_rot_aux when aux_width > 0 too). Free with
- * dem_snapshot_data_free. */
-struct dem_snapshot_data {
+/* A snapshot read back (restart, tools, tests): opened by number (or the
+ * last one, index < 0), then read dataset by dataset. Fails with
+ * DEM_ERR_IO and "PATH: ..." when the file cannot be read, is not a dem
+ * file or has no such snapshot. */
+struct dem_h5_snapshot; /* opaque */
+struct dem_h5_snapshot_info {
   long index; /* NNNNNN of /snapshots/NNNNNN */
   long step;
   double time;
-  size_t n_bodies;
-  double (*position)[3];
-  double (*velocity)[3];
-  double (*orientation)[4];
-  double (*angular_velocity)[3];
-  double *mass;
-  double (*inertia)[3];
-  int *shape;
-  size_t n_spheres;
-  double (*sphere_position)[3];
-  double *sphere_radius;
-  int *sphere_body;
-  int has_state;
-  double (*state_velocity)[3];
-  double (*state_angular_velocity)[3];
-  double *state_rot_aux; /* n_bodies x aux_width */
-  size_t aux_width;
-  int *state_sphere_member;          /* NULL when not stored */
-  double (*state_sphere_x_build)[3]; /* NULL when not stored */
-  double (*state_body_x_build)[3];   /* NULL when not stored */
 };
-
-/* Reads /snapshots/NNNNNN with NNNNNN = index, or the last one (highest
- * index) when index < 0. Fails with DEM_ERR_IO and "PATH: ..." when the
- * file cannot be read, is not a dem file, has no such snapshot, or a
- * dataset has an unexpected shape. On failure *out is left empty. */
-dem_status dem_h5_read_snapshot(const char *path, long index,
-                                struct dem_snapshot_data *out);
-/* The final state of a run (what a restart starts from). */
-dem_status dem_h5_read_last_snapshot(const char *path,
-                                     struct dem_snapshot_data *out);
+dem_status dem_h5_snapshot_open(const char *path, long index,
+                                struct dem_h5_snapshot **out,
+                                struct dem_h5_snapshot_info *info);
+/* Whether the snapshot holds dataset `name` (e.g. "state/rot_aux"). */
+int dem_h5_snapshot_has(const struct dem_h5_snapshot *s, const char *name);
+/* Reads dataset `name` into a new array (NULL when it has no rows) of
+ * `type`. *rows is the expected row count or DEM_H5_ANY (then set); *cols
+ * is 0 for a 1-D dataset, the expected width, or DEM_H5_ANY (then set).
+ * A missing dataset or another shape fails with the dataset named. */
+#define DEM_H5_ANY ((size_t)-1)
+dem_status dem_h5_snapshot_read(const struct dem_h5_snapshot *s,
+                                const char *name, enum dem_h5_type type,
+                                size_t *rows, size_t *cols, void **out);
+void dem_h5_snapshot_close(struct dem_h5_snapshot *s);
 /* Number of snapshots in the file (the highest index + 1 when they are
  * numbered without gaps, as the writer does). */
 dem_status dem_h5_snapshot_count(const char *path, size_t *n);
-void dem_snapshot_data_free(struct dem_snapshot_data *d);
 
 /* The /config text and root attributes of an output file (malloc'ed
  * strings the caller frees; pass NULL for what is not wanted). */

@@ -40,7 +40,7 @@ static void put_escaped(FILE *f, const char *s) {
   }
 }
 
-/* A DataItem reading h5_name:/snapshots/NNNNNN/spheres/DATASET, or
+/* A DataItem reading h5_name:/snapshots/NNNNNN/DATASET, or
  * h5_name:/DATASET when index is NO_SNAPSHOT. */
 #define NO_SNAPSHOT ((size_t)-1)
 static void put_item(FILE *f, const char *h5_name, size_t index,
@@ -54,11 +54,12 @@ static void put_item(FILE *f, const char *h5_name, size_t index,
   if (index == NO_SNAPSHOT)
     fprintf(f, ":/%s</DataItem>\n", dataset);
   else
-    fprintf(f, ":/snapshots/%06zu/spheres/%s</DataItem>\n", index, dataset);
+    fprintf(f, ":/snapshots/%06zu/%s</DataItem>\n", index, dataset);
 }
 
 static void put_frame(FILE *f, const char *h5_name,
-                      const struct dem_xdmf_frame *fr) {
+                      const struct dem_xdmf_frame *fr,
+                      const struct dem_xdmf_attribute *attrs, size_t n_attrs) {
   char dims1[32], dims3[40];
   snprintf(dims1, sizeof dims1, "%zu", fr->n_spheres);
   snprintf(dims3, sizeof dims3, "%zu 3", fr->n_spheres);
@@ -78,29 +79,31 @@ static void put_frame(FILE *f, const char *h5_name,
     fputs("        </Topology>\n", f);
   }
   fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
-  put_item(f, h5_name, fr->index, dims3, "Float", 8, "position");
+  put_item(f, h5_name, fr->index, dims3, "Float", 8, "spheres/position");
   fputs("        </Geometry>\n", f);
-  fputs("        <Attribute Name=\"radius\" AttributeType=\"Scalar\" "
-        "Center=\"Node\">\n",
-        f);
-  put_item(f, h5_name, fr->index, dims1, "Float", 8, "radius");
-  fputs("        </Attribute>\n", f);
-  fputs("        <Attribute Name=\"body\" AttributeType=\"Scalar\" "
-        "Center=\"Node\">\n",
-        f);
-  put_item(f, h5_name, fr->index, dims1, "Int", 4, "body");
-  fputs("        </Attribute>\n", f);
+  for (size_t k = 0; k < n_attrs; k++) {
+    const struct dem_xdmf_attribute *a = &attrs[k];
+    fputs("        <Attribute Name=\"", f);
+    put_escaped(f, a->name);
+    fputs("\" AttributeType=\"Scalar\" Center=\"Node\">\n", f);
+    put_item(f, h5_name, fr->index, dims1,
+             a->type == DEM_H5_F64 ? "Float" : "Int",
+             a->type == DEM_H5_I32 ? 4 : 8, a->path);
+    fputs("        </Attribute>\n", f);
+  }
   fputs("      </Grid>\n", f);
 }
 
 dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
-                           const struct dem_xdmf_frame *frame) {
+                           const struct dem_xdmf_frame *frame,
+                           const struct dem_xdmf_attribute *attrs,
+                           size_t n_attrs) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   if (!f)
     return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
-  put_frame(f, h5_name, frame);
+  put_frame(f, h5_name, frame, attrs, n_attrs);
   if (fclose(f) != 0 || !text) {
     free(text);
     return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "dem/status.h"
+#include "io/h5io.h"
 
 /* One snapshot as the sidecar lists it: /snapshots/NNNNNN, NNNNNN = index. */
 struct dem_xdmf_frame {
@@ -24,15 +25,18 @@ struct dem_xdmf_text {
 };
 
 /* Appends the grid of one frame (referencing h5_name, the basename of the
- * HDF5 file, so the pair can be moved together). */
+ * HDF5 file, so the pair can be moved together), with the spheres' node
+ * attributes `attrs`. */
 dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
-                           const struct dem_xdmf_frame *frame);
+                           const struct dem_xdmf_frame *frame,
+                           const struct dem_xdmf_attribute *attrs,
+                           size_t n_attrs);
 
 /* Writes the sidecar at xmf_path through a temporary file and rename (so
  * readers never see half a file): a temporal collection of the grids in
  * t, each one polyvertex per sphere (connectivity /xdmf/polyvertex_M,
  * M = number of spheres, which the writer keeps) with geometry from
- * spheres/position and node attributes radius and body. */
+ * spheres/position and the node attributes given to dem_xdmf_append. */
 dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t);
 
 void dem_xdmf_text_free(struct dem_xdmf_text *t);

@@ -1,5 +1,7 @@
-/* Operators of the force stage: reset, sphere update, neighbours, Hertz,
- * gather. */
+/* Operators of the force stage: reset, sphere update, neighbours, contact
+ * forces, gather. */
+#include "contact/contact.h"
+#include "contact/model.h"
 #include "operators/op_common.h"
 #include "sim/body_order.h"
 #include "sim/forces.h"
@@ -15,8 +17,10 @@ static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
 #pragma omp parallel if (ns + nb > DEM_PARALLEL_MIN)
   {
 #pragma omp for schedule(static) nowait
-    for (long i = 0; i < ns; i++)
+    for (long i = 0; i < ns; i++) {
       sim->s.force[i][0] = sim->s.force[i][1] = sim->s.force[i][2] = 0.0;
+      sim->s.torque[i][0] = sim->s.torque[i][1] = sim->s.torque[i][2] = 0.0;
+    }
 #pragma omp for schedule(static)
     for (long i = 0; i < nb; i++) {
       sim->b.force[i][0] = sim->b.force[i][1] = sim->b.force[i][2] = 0.0;
@@ -67,18 +71,44 @@ const struct dem_operator_type dem_op_neighbor_update = {
     .run = run_neighbors,
 };
 
-static dem_status run_hertz(struct dem_op *op, struct dem_sim *sim) {
-  dem_forces_hertz(sim);
+/* contact_forces keeps the pipeline, to know whether this is the first
+ * evaluation (the contacts' history does not advance then). */
+static dem_status init_contacts(struct dem_op *op,
+                                const struct dem_node *params,
+                                struct dem_sim *sim, struct dem_pipeline *p) {
+  op->state = p;
   return DEM_OK;
 }
 
+static dem_status run_contacts(struct dem_op *op, struct dem_sim *sim) {
+  const struct dem_pipeline *p = op->state;
+  dem_contact_forces(sim, p->first_evaluation ? 0.0 : sim->dt);
+  return DEM_OK;
+}
+
+static void release_contacts(struct dem_op *op) { op->state = NULL; }
+
+const struct dem_operator_type dem_op_contact_forces = {
+    .name = "contact_forces",
+    .doc = "Evaluates every contact with the contact law (contact.model: "
+           "hertz, ...; see `dem schemes` and docs/architecture.md), each "
+           "sphere-sphere pair once, and adds the forces and torques to the "
+           "spheres in a fixed order (the same result for any thread count).",
+    .flags = DEM_OP_FORCES | DEM_OP_CONTACTS,
+    .init = init_contacts,
+    .run = run_contacts,
+    .release = release_contacts,
+};
+
 const struct dem_operator_type dem_op_hertz_contacts = {
     .name = "hertz_contacts",
-    .doc = "Adds frictionless Hertz normal forces F = 4/3 E* sqrt(R*) d^1.5 "
-           "between spheres of different bodies and between spheres and the "
-           "walls, each sphere summing its own contacts.",
+    .doc = "The former name of contact_forces, kept so that existing "
+           "schemes run unchanged: evaluates the contact law in use "
+           "(contact.model), not necessarily Hertz.",
     .flags = DEM_OP_FORCES | DEM_OP_CONTACTS,
-    .run = run_hertz,
+    .init = init_contacts,
+    .run = run_contacts,
+    .release = release_contacts,
 };
 
 static dem_status run_gather(struct dem_op *op, struct dem_sim *sim) {
@@ -88,10 +118,10 @@ static dem_status run_gather(struct dem_op *op, struct dem_sim *sim) {
 
 const struct dem_operator_type dem_op_gather_forces = {
     .name = "gather_forces",
-    .doc = "Moves each body's member sphere forces onto the body (leaving "
-           "them zero), with their torques about the centre of mass, and adds "
-           "gravity (a fixed order: results do not depend on the thread "
-           "count).",
+    .doc = "Moves each body's member sphere forces and torques onto the body "
+           "(leaving them zero), with the forces' torques about the centre of "
+           "mass, and adds gravity (a fixed order: results do not depend on "
+           "the thread count).",
     .flags = DEM_OP_FORCES,
     .run = run_gather,
 };

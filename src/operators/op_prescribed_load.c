@@ -34,7 +34,7 @@ static const char *const load_params[] = {"force",    "torque", "frame",
                                           "phase",    "bodies", NULL};
 
 static dem_status init_load(struct dem_op *op, const struct dem_node *params,
-                            struct dem_sim *sim) {
+                            struct dem_sim *sim, struct dem_pipeline *p) {
   static const char *const frames[] = {"lab", "body", NULL};
   static const char *const functions[] = {"constant", "exp", "sin", NULL};
   static const double zero[3] = {0, 0, 0};
@@ -43,9 +43,9 @@ static dem_status init_load(struct dem_op *op, const struct dem_node *params,
   int frame = 0, function = 0;
   if (!l)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
-  op->load = l;
-  if (!params)
-    return DEM_OK;
+  op->state = l;
+  if ((st = dem_pipeline_add_load(p, l)) || !params)
+    return st;
   if ((st = dem_cfg_vec(params, "force", 0, zero, 3, DEM_ANY, l->force)) ||
       (st = dem_cfg_vec(params, "torque", 0, zero, 3, DEM_ANY, l->torque)) ||
       (st = dem_cfg_choice(params, "frame", 0, 0, frames, &frame)) ||
@@ -82,7 +82,7 @@ static dem_status init_load(struct dem_op *op, const struct dem_node *params,
 
 static dem_status run_load(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
-  const struct dem_load *l = op->load;
+  const struct dem_load *l = op->state;
   long n = (long)b->n;
 #pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
@@ -97,10 +97,11 @@ static dem_status run_load(struct dem_op *op, struct dem_sim *sim) {
 }
 
 static void release_load(struct dem_op *op) {
-  if (op->load)
-    free(op->load->bodies);
-  free(op->load);
-  op->load = NULL;
+  struct dem_load *l = op->state;
+  if (l)
+    free(l->bodies);
+  free(l);
+  op->state = NULL;
 }
 
 const struct dem_operator_type dem_op_prescribed_load = {

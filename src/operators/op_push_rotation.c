@@ -1,5 +1,7 @@
 /* The push_rotation operator: advances orientations and angular velocities with
  * a chosen integrator. */
+#include <stdlib.h>
+
 #include "core/quat.h"
 #include "operators/load.h"
 #include "operators/op_common.h"
@@ -7,9 +9,15 @@
 static const char *const rotation_params[] = {"integrator", "stage", "dt_scale",
                                               "normalise_every", NULL};
 
+/* The operator's own state. */
+struct rotation_op {
+  long normalise_every;                /* 0: never */
+  const struct dem_pipeline *pipeline; /* its loads, for step_fn */
+};
+
 static dem_status init_rotation(struct dem_op *op,
                                 const struct dem_node *params,
-                                struct dem_sim *sim) {
+                                struct dem_sim *sim, struct dem_pipeline *p) {
   static const char *const stages[] = {"before_force", "after_force", NULL};
   const char *names[64];
   size_t k = 0;
@@ -31,8 +39,18 @@ static dem_status init_rotation(struct dem_op *op,
     return dem_cfg_error(dem_node_get(params, "stage"),
                          "integrator '%s' has no after_force stage",
                          op->rot->name);
+  struct rotation_op *r = calloc(1, sizeof *r);
+  if (!r)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  op->state = r;
+  r->pipeline = p;
   return dem_cfg_long(params, "normalise_every", 0, op->rot->normalise ? 1 : 0,
-                      0, 1L << 40, &op->normalise_every);
+                      0, 1L << 40, &r->normalise_every);
+}
+
+static void release_rotation(struct dem_op *op) {
+  free(op->state);
+  op->state = NULL;
 }
 
 /* Torque for integrators that evaluate the load inside the step (rk4):
@@ -46,9 +64,9 @@ struct torque_ctx {
 
 static void add_loads(const struct dem_pipeline *p, long body, double t,
                       const double q[4], double sign, double torque[3]) {
-  for (size_t k = 0; k < p->n_ops; k++) {
-    const struct dem_load *l = p->ops[k].load;
-    if (!l || !dem_load_applies(l, body))
+  for (size_t k = 0; k < p->n_loads; k++) {
+    const struct dem_load *l = p->loads[k];
+    if (!dem_load_applies(l, body))
       continue;
     double f[3], m[3];
     dem_load_eval(l, t, q, f, m);
@@ -66,9 +84,11 @@ static void torque_at(void *ctx, double t, const double q[4], const double w[3],
 static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const struct dem_rotation_integrator *rot = op->rot;
+  const struct rotation_op *r = op->state;
   const double h = op->dt_scale * sim->dt;
+  /* Every normalise_every-th step of the run (sim->step steps are done). */
   const int normalise =
-      op->normalise_every > 0 && (op->calls + 1) % op->normalise_every == 0;
+      r->normalise_every > 0 && (sim->step + 1) % r->normalise_every == 0;
   long n = (long)b->n;
 #pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
   for (long i = 0; i < n; i++) {
@@ -77,9 +97,9 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
     if (op->stage == DEM_STAGE_AFTER) {
       rot->after_force(&s, b->inertia[i], b->torque[i], h);
     } else if (rot->step_fn) {
-      struct torque_ctx c = {op->pipeline, (long)b->id[i], {0, 0, 0}};
+      struct torque_ctx c = {r->pipeline, (long)b->id[i], {0, 0, 0}};
       v3_copy(c.held, b->torque[i]);
-      add_loads(op->pipeline, c.body, sim->t_eval, b->q[i], -1.0, c.held);
+      add_loads(r->pipeline, c.body, sim->t_eval, b->q[i], -1.0, c.held);
       rot->step_fn(&s, b->inertia[i], sim->t_eval, h, torque_at, &c);
     } else {
       rot->before_force(&s, b->inertia[i], b->torque[i], h);
@@ -103,4 +123,5 @@ const struct dem_operator_type dem_op_push_rotation = {
     .flags = DEM_OP_PUSH | DEM_OP_MOVES,
     .init = init_rotation,
     .run = run_rotation,
+    .release = release_rotation,
 };

@@ -6,7 +6,7 @@
 static const char *const dt_scale_params[] = {"dt_scale", NULL};
 
 static dem_status init_push(struct dem_op *op, const struct dem_node *params,
-                            struct dem_sim *sim) {
+                            struct dem_sim *sim, struct dem_pipeline *p) {
   return dem_op_read_dt_scale(op, params);
 }
 
@@ -24,7 +24,7 @@ const struct dem_operator_type dem_op_push_velocity = {
     .name = "push_velocity",
     .doc = "Kick: v += dt_scale * dt * F / m (exaDEM's push_f_v).",
     .params = dt_scale_params,
-    .flags = DEM_OP_PUSH,
+    .flags = DEM_OP_PUSH | DEM_OP_KICK,
     .init = init_push,
     .run = run_push_velocity,
 };

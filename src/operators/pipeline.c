@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/model.h"
+#include "core/quat.h"
 #include "core/vec3.h"
 #include "operators/schemes_data.h"
 
@@ -62,12 +64,10 @@ static dem_status add_operator(struct dem_pipeline *p,
       return st;
   }
   struct dem_op *op = &p->ops[p->n_ops++];
-  *op = (struct dem_op){.type = type, .dt_scale = 1.0, .pipeline = p};
-  if (type->init && (st = type->init(op, params, sim))) {
-    if (!strstr(dem_last_error(), ":")) /* add the position if missing */
-      return dem_refail(st, "%s:%d:%d: %s", dem_node_file(item),
-                        dem_node_line(item), dem_node_col(item),
-                        dem_last_error());
+  *op = (struct dem_op){.type = type, .dt_scale = 1.0};
+  if (type->init && (st = type->init(op, params, sim, p))) {
+    dem_error_locate(dem_node_file(item), dem_node_line(item),
+                     dem_node_col(item));
     return st;
   }
   return DEM_OK;
@@ -208,6 +208,26 @@ static dem_status build_from_list(struct dem_pipeline *p,
   return DEM_OK;
 }
 
+/* Where the scheme's velocities are when contact forces are evaluated:
+ * they start the step at t (or t - dt/2 with half steps) and each kick
+ * before the contacts moves them on; the forces are at t + dt. */
+static void find_velocity_lag(struct dem_pipeline *p,
+                              const struct dem_sim *sim) {
+  double level = p->half_step ? -0.5 : 0.0;
+  p->velocity_lag = 0;
+  p->predict_velocities =
+      sim->law.model && (sim->law.model->flags & DEM_MODEL_VELOCITY);
+  for (size_t i = 0; i < p->n_ops; i++) {
+    const struct dem_op *op = &p->ops[i];
+    if (op->type->flags & DEM_OP_CONTACTS && op->type->flags & DEM_OP_FORCES) {
+      p->velocity_lag = 1.0 - level;
+      return;
+    }
+    if (op->type->flags & DEM_OP_KICK)
+      level += op->dt_scale;
+  }
+}
+
 static dem_status build_from_mapping(struct dem_pipeline *p,
                                      const struct dem_node *map,
                                      const struct dem_node *loads,
@@ -261,11 +281,19 @@ dem_status dem_pipeline_build(const struct dem_node *scheme,
                               const struct dem_node *loads, struct dem_sim *sim,
                               struct dem_pipeline **out) {
   struct dem_pipeline *p = calloc(1, sizeof *p);
-  struct dem_config *named = NULL;
+  struct dem_config *named = NULL, *fallback = NULL;
   dem_status st;
   *out = NULL;
   if (!p)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  if (!scheme) {
+    if ((st = dem_config_load_string("default", "scheme: spiral_leapfrog\n",
+                                     &fallback))) {
+      free(p);
+      return st;
+    }
+    scheme = dem_node_get(fallback->root, "scheme");
+  }
   const char *name = dem_node_scalar(scheme);
   if (name) {
     st = load_named(p, scheme, loads, sim, &named);
@@ -281,6 +309,9 @@ dem_status dem_pipeline_build(const struct dem_node *scheme,
   dem_config_free(named);
   if (!st && !(p->scheme_name = strdup(name)))
     st = dem_fail(DEM_ERR_NOMEM, "out of memory");
+  dem_config_free(fallback);
+  if (!st)
+    find_velocity_lag(p, sim);
   if (st) {
     dem_pipeline_free(p);
     return st;
@@ -296,8 +327,48 @@ void dem_pipeline_free(struct dem_pipeline *p) {
     if (p->ops[i].type->release)
       p->ops[i].type->release(&p->ops[i]);
   free(p->ops);
+  free(p->loads);
   free(p->scheme_name);
   free(p);
+}
+
+dem_status dem_pipeline_add_load(struct dem_pipeline *p,
+                                 const struct dem_load *load) {
+  const struct dem_load **l =
+      realloc(p->loads, (p->n_loads + 1) * sizeof *p->loads);
+  if (!l)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  p->loads = l;
+  p->loads[p->n_loads++] = load;
+  return DEM_OK;
+}
+
+/* Each body's velocity and angular velocity (lab) at the time forces are
+ * evaluated, for contact laws that read them: the scheme's velocities
+ * moved on by `lag` steps with the force and torque of the last
+ * evaluation (a predictor; for integrators with half-step angular
+ * velocities, their own synchronisation). */
+static void predict_velocities(const struct dem_pipeline *p,
+                               struct dem_sim *sim, double lag) {
+  struct dem_bodies *b = &sim->b;
+  const struct dem_op *rop = p->rotation;
+  const double h = lag * sim->dt;
+  long n = (long)b->n;
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    double w[3];
+    v3_copy(b->v_contact[i], b->v[i]);
+    v3_axpy(b->v_contact[i], h / b->mass[i], b->force[i]);
+    if (h > 0 && rop && rop->rot->leapfrog && rop->rot->sync) {
+      struct dem_rot_state s;
+      dem_body_rot_load(b, (size_t)i, &s, rop->rot->aux_size);
+      rop->rot->sync(&s, b->inertia[i], b->torque[i], rop->dt_scale * sim->dt,
+                     w);
+    } else {
+      v3_copy(w, b->w[i]);
+    }
+    q_rotate(b->w_contact[i], b->q[i], w);
+  }
 }
 
 static dem_status run_op(struct dem_op *op, struct dem_sim *sim) {
@@ -310,17 +381,19 @@ static dem_status run_op(struct dem_op *op, struct dem_sim *sim) {
 
 dem_status dem_pipeline_initial_forces(struct dem_pipeline *p,
                                        struct dem_sim *sim) {
-  dem_status st;
+  dem_status st = DEM_OK;
   sim->t_eval = sim->t;
   dem_sim_update_spheres(sim);
-  for (size_t i = 0; i < p->n_ops; i++) {
+  if (p->predict_velocities)
+    predict_velocities(p, sim, 0.0); /* velocities are at t */
+  p->first_evaluation = 1;
+  for (size_t i = 0; i < p->n_ops && !st; i++) {
     struct dem_op *op = &p->ops[i];
-    if (op->type->flags & DEM_OP_PUSH)
-      continue;
-    if ((st = op->type->run(op, sim)))
-      return st;
+    if (!(op->type->flags & DEM_OP_PUSH))
+      st = op->type->run(op, sim);
   }
-  return DEM_OK;
+  p->first_evaluation = 0;
+  return st;
 }
 
 void dem_pipeline_start(struct dem_pipeline *p, struct dem_sim *sim) {
@@ -343,9 +416,15 @@ void dem_pipeline_start(struct dem_pipeline *p, struct dem_sim *sim) {
 dem_status dem_pipeline_step(struct dem_pipeline *p, struct dem_sim *sim) {
   dem_status st;
   sim->t_eval = sim->t;
+  int predicted = !p->predict_velocities;
   for (size_t i = 0; i < p->n_ops; i++) {
     if (i == p->last_move)
       sim->t_eval = sim->t + sim->dt;
+    /* Before the force of the last evaluation is reset. */
+    if (!predicted && (p->ops[i].type->flags & DEM_OP_RESET)) {
+      predict_velocities(p, sim, p->velocity_lag);
+      predicted = 1;
+    }
     if ((st = run_op(&p->ops[i], sim)))
       return st;
   }

@@ -16,12 +16,14 @@ enum dem_op_flags {
   DEM_OP_SPHERES = 1u << 2,  /* derives sphere positions from bodies */
   DEM_OP_CONTACTS = 1u << 3, /* reads sphere positions for contacts */
   DEM_OP_PUSH = 1u << 4,     /* integrates velocities or positions */
-  DEM_OP_RESET = 1u << 5     /* zeroes the force accumulators */
+  DEM_OP_RESET = 1u << 5,    /* zeroes the force accumulators */
+  DEM_OP_KICK = 1u << 6      /* advances velocities (push_velocity) */
 };
 
 enum dem_rot_stage { DEM_STAGE_FULL, DEM_STAGE_BEFORE, DEM_STAGE_AFTER };
 
 struct dem_op;
+struct dem_pipeline;
 
 /* One entry of the operator table. */
 struct dem_operator_type {
@@ -29,27 +31,27 @@ struct dem_operator_type {
   const char *doc;
   const char *const *params; /* allowed parameter keys, NULL-terminated */
   unsigned flags;
-  /* Reads and checks the parameter block (params may be NULL). */
+  /* Reads and checks the parameter block (params may be NULL) into the
+   * operator's own state (op->state, which release frees). */
   dem_status (*init)(struct dem_op *op, const struct dem_node *params,
-                     struct dem_sim *sim);
+                     struct dem_sim *sim, struct dem_pipeline *p);
   dem_status (*run)(struct dem_op *op, struct dem_sim *sim);
   void (*release)(struct dem_op *op);
 };
 
-/* A load added to bodies: see operators/prescribed_load.c. */
+/* A load added to bodies: see operators/load.h. */
 struct dem_load;
 
-/* An operator in a scheme, with its typed parameters. */
+/* An operator in a scheme: what the pipeline needs to know of it to check
+ * and drive the scheme, and its own state. */
 struct dem_op {
   const struct dem_operator_type *type;
-  double dt_scale;
+  double dt_scale;                           /* pushes */
   const struct dem_rotation_integrator *rot; /* push_rotation */
-  enum dem_rot_stage stage;
-  long normalise_every;  /* push_rotation: 0 never */
-  struct dem_load *load; /* prescribed_load */
-  struct dem_pipeline *pipeline;
-  double seconds; /* wall time spent in run() */
-  long calls;
+  enum dem_rot_stage stage;                  /* push_rotation */
+  void *state;    /* the operator's own, from init (NULL: none) */
+  double seconds; /* wall time spent in run(), for profiling only */
+  long calls;     /* for profiling only */
 };
 
 struct dem_pipeline {
@@ -59,6 +61,15 @@ struct dem_pipeline {
   int half_step;    /* v (and w) lag dt/2 at step boundaries */
   size_t last_move; /* index of the last MOVES operator + 1 (0: none) */
   const struct dem_op *rotation; /* the push_rotation used for sync */
+  /* The loads that prescribed_load operators registered (push_rotation
+   * evaluates them inside the step for integrators like rk4). */
+  const struct dem_load **loads;
+  size_t n_loads;
+  /* Whether the contact law reads velocities, and how far behind the
+   * force evaluation the scheme's velocities are there (in steps). */
+  int predict_velocities;
+  double velocity_lag;
+  int first_evaluation; /* forces are being computed for the first time */
 };
 
 extern const struct dem_operator_type *const dem_operator_types[];
@@ -66,13 +77,18 @@ const struct dem_operator_type *dem_operator_find(const char *name);
 
 /* Builds the pipeline from the config's `scheme` node: a scheme name (one
  * of configs/schemes, compiled in), an inline list of operators, or a
- * mapping {velocities: half_step|whole_step, operators: [...]}. `loads`
- * (a list of {prescribed_load: {...}}, or NULL) are inserted after the
- * scheme's last force operator. */
+ * mapping {velocities: half_step|whole_step, operators: [...]}; NULL:
+ * the default scheme, spiral_leapfrog. `loads` (a list of
+ * {prescribed_load: {...}}, or NULL) are inserted after the scheme's last
+ * force operator. */
 dem_status dem_pipeline_build(const struct dem_node *scheme,
                               const struct dem_node *loads, struct dem_sim *sim,
                               struct dem_pipeline **out);
 void dem_pipeline_free(struct dem_pipeline *p);
+
+/* Registers a load for push_rotation's in-step evaluations. */
+dem_status dem_pipeline_add_load(struct dem_pipeline *p,
+                                 const struct dem_load *load);
 
 /* Runs only the operators that compute forces (once, before step 1). */
 dem_status dem_pipeline_initial_forces(struct dem_pipeline *p,

@@ -1,53 +1,78 @@
-/* Energies and snapshot views at step boundaries, summed in a fixed order. */
+/* Energies and snapshots at step boundaries, summed in a fixed order and
+ * written from the field table. */
 #include "run/observe.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "contact/contact.h"
 #include "core/vec3.h"
-#include "operators/pipeline.h"
-#include "sim/forces.h"
+#include "sim/contacts.h"
+#include "sim/fields.h"
+
+static enum dem_h5_type h5_type(enum dem_field_type t) {
+  return t == DEM_FIELD_F64   ? DEM_H5_F64
+         : t == DEM_FIELD_I32 ? DEM_H5_I32
+                              : DEM_H5_I64;
+}
 
 dem_status dem_observer_init(struct dem_observer *o,
                              const struct dem_sim *sim) {
-  size_t nb = sim->b.n ? sim->b.n : 1, ns = sim->s.n > nb ? sim->s.n : nb;
-  o->v = calloc(nb, sizeof *o->v);
-  o->w = calloc(nb, sizeof *o->w);
+  size_t ns = sim->s.n ? sim->s.n : 1, n_fields = 0, n_ids = 0;
+  memset(o, 0, sizeof *o);
+  for (const struct dem_field *f = dem_fields; f->name; f++) {
+    n_fields++;
+    if (f->flags & DEM_FIELD_BODY_INDEX) /* one id column each */
+      n_ids += dem_item_count(sim, f->item) + 1;
+    if (f->flags & DEM_FIELD_XDMF) {
+      o->n_xdmf++;
+    }
+  }
   o->scratch = calloc(ns, sizeof *o->scratch);
-  o->sphere_body = calloc(ns, sizeof *o->sphere_body);
-  o->sphere_member = calloc(ns, sizeof *o->sphere_member);
-  if (!o->v || !o->w || !o->scratch || !o->sphere_body || !o->sphere_member) {
+  o->body_ids = calloc(n_ids ? n_ids : 1, sizeof *o->body_ids);
+  o->columns = calloc(n_fields, sizeof *o->columns);
+  o->xdmf = calloc(o->n_xdmf ? o->n_xdmf : 1, sizeof *o->xdmf);
+  if (!o->scratch || !o->body_ids || !o->columns || !o->xdmf) {
     dem_observer_free(o);
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   }
+  size_t k = 0;
+  for (const struct dem_field *f = dem_fields; f->name; f++)
+    if (f->flags & DEM_FIELD_XDMF) {
+      const char *slash = strrchr(f->path, '/');
+      o->xdmf[k++] = (struct dem_xdmf_attribute){slash ? slash + 1 : f->path,
+                                                 f->path, h5_type(f->type)};
+    }
   return DEM_OK;
 }
 
 void dem_observer_free(struct dem_observer *o) {
-  free(o->v);
-  free(o->w);
   free(o->scratch);
-  free(o->sphere_body);
-  free(o->sphere_member);
-  o->v = o->w = NULL;
-  o->scratch = NULL;
-  o->sphere_body = o->sphere_member = NULL;
+  free(o->body_ids);
+  free(o->pair_rows);
+  free(o->wall_rows);
+  free(o->columns);
+  free(o->xdmf);
+  memset(o, 0, sizeof *o);
 }
 
-void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
+void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
+                        const struct dem_pipeline *p,
                         struct dem_energy_row *row) {
-  const struct dem_bodies *b = &sim->b;
-  dem_pipeline_sync(sim->pipeline, sim, o->v, o->w);
+  struct dem_bodies *b = &sim->b;
+  dem_pipeline_sync(p, sim, b->v_sync, b->w_sync);
   double kt = 0, kr = 0, grav = 0;
   for (size_t k = 0; k < b->n; k++) {
     size_t i = b->index_of[k]; /* in id order: any body order sums alike */
-    kt += 0.5 * b->mass[i] * v3_dot(o->v[i], o->v[i]);
-    kr += 0.5 * (b->inertia[i][0] * o->w[i][0] * o->w[i][0] +
-                 b->inertia[i][1] * o->w[i][1] * o->w[i][1] +
-                 b->inertia[i][2] * o->w[i][2] * o->w[i][2]);
+    const double *v = b->v_sync[i], *w = b->w_sync[i];
+    kt += 0.5 * b->mass[i] * v3_dot(v, v);
+    kr +=
+        0.5 * (b->inertia[i][0] * w[0] * w[0] + b->inertia[i][1] * w[1] * w[1] +
+               b->inertia[i][2] * w[2] * w[2]);
     grav -= b->mass[i] * v3_dot(sim->gravity, b->x[i]);
   }
-  double el = dem_energy_elastic(sim, o->scratch);
+  double el = dem_contact_elastic_energy(sim, o->scratch);
   *row = (struct dem_energy_row){.step = sim->step,
                                  .time = sim->t,
                                  .kinetic_translational = kt,
@@ -57,37 +82,62 @@ void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
                                  .total = kt + kr + el + grav};
 }
 
-void dem_observe_snapshot(struct dem_observer *o, const struct dem_sim *sim,
-                          struct dem_snapshot *s) {
-  const struct dem_bodies *b = &sim->b;
-  const struct dem_spheres *sp = &sim->s;
-  for (size_t i = 0; i < sp->n; i++) {
-    o->sphere_body[i] = (int)b->id[sp->body[i]];
-    o->sphere_member[i] = (int)sp->member[i];
+/* Room for the output rows of the contact lists. */
+static dem_status reserve_rows(struct dem_observer *o,
+                               const struct dem_sim *sim) {
+  size_t need =
+      sim->pairs.n > sim->wall_contacts.n ? sim->pairs.n : sim->wall_contacts.n;
+  if (need <= o->rows_cap && o->pair_rows)
+    return DEM_OK;
+  size_t cap = need + need / 4 + 64;
+  free(o->pair_rows), free(o->wall_rows);
+  o->pair_rows = malloc(cap * sizeof *o->pair_rows);
+  o->wall_rows = malloc(cap * sizeof *o->wall_rows);
+  o->rows_cap = o->pair_rows && o->wall_rows ? cap : 0;
+  if (!o->rows_cap)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu contacts", need);
+  return DEM_OK;
+}
+
+dem_status dem_observe_snapshot(struct dem_observer *o,
+                                const struct dem_sim *sim,
+                                struct dem_snapshot *s) {
+  dem_status st = reserve_rows(o, sim);
+  if (st)
+    return st;
+  dem_contacts_rows(sim, DEM_ITEM_PAIRS, o->pair_rows);
+  dem_contacts_rows(sim, DEM_ITEM_WALL_CONTACTS, o->wall_rows);
+  const size_t *rows[DEM_N_ITEMS] = {sim->b.index_of, sim->s.index_of,
+                                     o->pair_rows, o->wall_rows};
+  size_t n = 0;
+  int *ids = o->body_ids;
+  for (const struct dem_field *f = dem_fields; f->name; f++) {
+    int width = dem_field_width(sim, f);
+    if (!(f->flags & DEM_FIELD_WRITTEN) || width == 0)
+      continue;
+    const void *data = dem_field_data(sim, f);
+    size_t count = dem_item_count(sim, f->item);
+    if (f->flags & DEM_FIELD_BODY_INDEX) { /* indices now -> body ids */
+      const int *index = data;
+      for (size_t i = 0; i < count; i++)
+        ids[i] = (int)sim->b.id[index[i]];
+      data = ids;
+      ids += count + 1;
+    }
+    o->columns[n++] =
+        (struct dem_h5_column){.path = f->path,
+                               .type = h5_type(f->type),
+                               .rows = count,
+                               .cols = width == 1 ? 0 : (size_t)width,
+                               .data = data,
+                               .order = rows[f->item],
+                               .unit = f->unit,
+                               .description = f->description};
   }
-  *s = (struct dem_snapshot){
-      .step = sim->step,
-      .time = sim->t,
-      .n_bodies = b->n,
-      .position = (const double(*)[3])b->x,
-      .velocity = (const double(*)[3])o->v,
-      .orientation = (const double(*)[4])b->q,
-      .angular_velocity = (const double(*)[3])o->w,
-      .mass = b->mass,
-      .inertia = (const double(*)[3])b->inertia,
-      .shape = b->shape,
-      .n_spheres = sim->s.n,
-      .sphere_position = (const double(*)[3])sim->s.x,
-      .sphere_radius = sim->s.radius,
-      .sphere_body = o->sphere_body,
-      .body_rows = b->index_of,
-      .sphere_rows = sp->index_of,
-      .state_velocity = (const double(*)[3])b->v,
-      .state_angular_velocity = (const double(*)[3])b->w,
-      .state_rot_aux = b->rot_aux,
-      .aux_width = DEM_ROT_AUX,
-      .state_sphere_member = o->sphere_member,
-      .state_sphere_x_build = (const double(*)[3])sp->x_build,
-      .state_body_x_build = (const double(*)[3])b->x_build,
-  };
+  *s = (struct dem_snapshot){.step = sim->step,
+                             .time = sim->t,
+                             .n_spheres = sim->s.n,
+                             .columns = o->columns,
+                             .n_columns = n};
+  return DEM_OK;
 }

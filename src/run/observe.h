@@ -3,28 +3,38 @@
 #define DEM_OBSERVE_H
 
 #include "io/h5io.h"
+#include "operators/pipeline.h"
 #include "sim/sim.h"
 
-/* Scratch for synchronised velocities, per-sphere sums, and the sphere
- * columns a snapshot writes as ids. */
+/* Scratch for per-sphere sums, the columns of a snapshot, and the rows of
+ * what a snapshot writes in another order than the arrays'. */
 struct dem_observer {
-  double (*v)[3], (*w)[3];
   double *scratch;
-  int *sphere_body, *sphere_member;
+  int *body_ids;
+  size_t *pair_rows, *wall_rows, rows_cap;
+  struct dem_h5_column *columns;
+  /* What the XDMF sidecar shows of the spheres: the field table's XDMF
+   * fields. */
+  struct dem_xdmf_attribute *xdmf;
+  size_t n_xdmf;
 };
 
 dem_status dem_observer_init(struct dem_observer *o, const struct dem_sim *sim);
 void dem_observer_free(struct dem_observer *o);
 
-/* Energies at the current step boundary (velocities synchronised by the
- * scheme). Sums run in a fixed order: the same for any thread count. */
-void dem_observe_energy(struct dem_observer *o, const struct dem_sim *sim,
+/* Energies at the current step boundary, with the velocities synchronised
+ * by the scheme into b.v_sync and b.w_sync. Sums run in a fixed order: the
+ * same for any thread count. */
+void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
+                        const struct dem_pipeline *p,
                         struct dem_energy_row *row);
 
-/* Fills a snapshot view of the current state, with the restart state
- * (uses o's synced velocities: call dem_observe_energy first at this
- * boundary). Rows go out in id order, whatever the bodies' current order. */
-void dem_observe_snapshot(struct dem_observer *o, const struct dem_sim *sim,
-                          struct dem_snapshot *s);
+/* A snapshot of the current state: every written field of the field
+ * table (call dem_observe_energy first at this boundary, for the
+ * synchronised velocities). Rows go out in id order (contacts in key
+ * order), whatever the current order of the arrays. */
+dem_status dem_observe_snapshot(struct dem_observer *o,
+                                const struct dem_sim *sim,
+                                struct dem_snapshot *s);
 
 #endif

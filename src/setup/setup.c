@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/model.h"
 #include "operators/pipeline.h"
 
 static const char *const top_keys[] = {
@@ -69,27 +70,33 @@ static dem_status read_contact(const struct dem_node *root,
                                struct dem_sim *sim) {
   static const char *const keys[] = {"model", "skin", "broad_phase",
                                      "sort_bodies", NULL};
-  static const char *const models[] = {"hertz", NULL};
+  const char *models[64];
+  size_t n_models = 0;
+  for (; dem_contact_models[n_models] && n_models < 63; n_models++)
+    models[n_models] = dem_contact_models[n_models]->name;
+  models[n_models] = NULL;
   /* In the order of enum dem_broad_phase and enum dem_sort_bodies. */
   static const char *const broad[] = {"auto", "on", "off", NULL};
   static const char *const sort[] = {"auto", "on", "off", NULL};
   const struct dem_node *m;
-  int model;
+  int model = 0;
   dem_status st;
   sim->nb.skin = -1;
   sim->nb.broad_phase = DEM_BROAD_AUTO;
   sim->nb.sort_bodies = DEM_SORT_AUTO;
-  if ((st = dem_cfg_mapping(root, "contact", 0, &m)) || !m)
+  if ((st = dem_cfg_mapping(root, "contact", 0, &m)))
     return st;
-  if ((st = dem_cfg_check_keys(m, keys, "contact")) ||
-      (st = dem_cfg_choice(m, "model", 0, 0, models, &model)) ||
-      (st = dem_cfg_choice(m, "broad_phase", 0, DEM_BROAD_AUTO, broad,
-                           &sim->nb.broad_phase)) ||
-      (st = dem_cfg_choice(m, "sort_bodies", 0, DEM_SORT_AUTO, sort,
-                           &sim->nb.sort_bodies)))
+  if (m &&
+      ((st = dem_cfg_check_keys(m, keys, "contact")) ||
+       (st = dem_cfg_choice(m, "model", 0, 0, models, &model)) ||
+       (st = dem_cfg_choice(m, "broad_phase", 0, DEM_BROAD_AUTO, broad,
+                            &sim->nb.broad_phase)) ||
+       (st = dem_cfg_choice(m, "sort_bodies", 0, DEM_SORT_AUTO, sort,
+                            &sim->nb.sort_bodies)) ||
+       (dem_node_get(m, "skin") &&
+        (st = dem_cfg_double(m, "skin", 1, 0, DEM_POSITIVE, &sim->nb.skin)))))
     return st;
-  if (dem_node_get(m, "skin"))
-    return dem_cfg_double(m, "skin", 1, 0, DEM_POSITIVE, &sim->nb.skin);
+  sim->law.model = dem_contact_models[model];
   return DEM_OK;
 }
 
@@ -131,21 +138,18 @@ dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
       (st = dem_setup_shapes(cfg, root, sim)) ||
       (st = dem_setup_particles(root, sim)) ||
       (st = read_output(cfg, root, out)) ||
-      (st = dem_setup_contact_moduli(sim)))
+      (st = dem_contact_law_init(sim, sim->law.model)))
     return st;
   if (sim->nb.skin < 0) /* default: a tenth of the smallest radius */
     sim->nb.skin = 0.1 * sim->min_radius;
-  const struct dem_node *scheme = dem_node_get(root, "scheme");
-  struct dem_config *fallback = NULL;
-  if (!scheme) {
-    if ((st = dem_config_load_string("default", "scheme: spiral_leapfrog\n",
-                                     &fallback)))
-      return st;
-    scheme = dem_node_get(fallback->root, "scheme");
-  }
+  return DEM_OK;
+}
+
+dem_status dem_setup_pipeline(const struct dem_config *cfg, struct dem_sim *sim,
+                              struct dem_pipeline **out) {
   const struct dem_node *loads = NULL;
-  if (!(st = dem_cfg_sequence(root, "loads", 0, &loads)))
-    st = dem_pipeline_build(scheme, loads, sim, &sim->pipeline);
-  dem_config_free(fallback);
+  dem_status st = dem_cfg_sequence(cfg->root, "loads", 0, &loads);
+  if (!st)
+    st = dem_pipeline_build(dem_node_get(cfg->root, "scheme"), loads, sim, out);
   return st;
 }

@@ -12,11 +12,17 @@ struct dem_output_options {
   int print_shapes;         /* print each shape's properties at start */
 };
 
-/* Reads every section of the config, checks it, and fills `sim` (bodies
- * placed, pipeline built). On failure the message names file:line:col and
- * sim holds whatever was allocated (release it with dem_sim_release). */
+struct dem_pipeline;
+
+/* Reads every section of the config but the scheme, checks it, and fills
+ * `sim` (bodies placed, contact law ready). On failure the message names
+ * file:line:col and sim holds whatever was allocated (release it with
+ * dem_sim_release). */
 dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
                      struct dem_output_options *out);
+/* The config's scheme (and top-level loads) as a pipeline for sim. */
+dem_status dem_setup_pipeline(const struct dem_config *cfg, struct dem_sim *sim,
+                              struct dem_pipeline **out);
 
 /* Sections, each in its own file. */
 dem_status dem_setup_materials(const struct dem_node *root,
@@ -25,8 +31,6 @@ dem_status dem_setup_shapes(const struct dem_config *cfg,
                             const struct dem_node *root, struct dem_sim *sim);
 dem_status dem_setup_particles(const struct dem_node *root,
                                struct dem_sim *sim);
-/* Fills sim->estar (after materials and domain). */
-dem_status dem_setup_contact_moduli(struct dem_sim *sim);
 /* Index of a named material or shape, or a config error at `at`. */
 dem_status dem_setup_find_material(const struct dem_sim *sim,
                                    const struct dem_node *at, const char *name,

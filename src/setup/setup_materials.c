@@ -1,4 +1,4 @@
-/* The materials section and the table of effective contact moduli. */
+/* The materials section. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,23 +55,6 @@ dem_status dem_setup_materials(const struct dem_node *root,
         (st = dem_cfg_double(def, "poisson_ratio", 1, 0, poisson,
                              &mat->poisson_ratio)))
       return st;
-  }
-  return DEM_OK;
-}
-
-/* E* of every material pair, and of every material against the walls in
- * the last column: estar[a * (n + 1) + b]. */
-dem_status dem_setup_contact_moduli(struct dem_sim *sim) {
-  size_t n = sim->n_materials;
-  sim->estar = calloc(n * (n + 1), sizeof *sim->estar);
-  if (!sim->estar)
-    return dem_fail(DEM_ERR_NOMEM, "out of memory");
-  for (size_t a = 0; a < n; a++) {
-    for (size_t b = 0; b < n; b++)
-      sim->estar[a * (n + 1) + b] =
-          dem_effective_modulus(&sim->materials[a], &sim->materials[b]);
-    sim->estar[a * (n + 1) + n] = dem_effective_modulus(
-        &sim->materials[a], &sim->materials[sim->walls.material]);
   }
   return DEM_OK;
 }

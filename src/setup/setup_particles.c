@@ -84,7 +84,6 @@ static void pose_body(struct dem_sim *sim, size_t b, int shape,
   v3_copy(bs->inertia[b], sh->props.inertia);
   for (size_t k = 0; k < sh->n_spheres; k++) {
     size_t i = bs->first_member[b] + k;
-    bs->member_slot[i] = i;
     s->body[i] = (int)b;
     s->member[i] = k;
     s->radius[i] = sh->radius[k];

@@ -180,9 +180,9 @@ static dem_status read_shape(const struct dem_config *cfg,
   st = dem_shape_build(shape, defs, n, density, tol, mass, inertia);
   if (st && st != DEM_ERR_NOMEM) {
     free(defs);
-    return dem_refail(st, "%s:%d:%d: shape '%s': %s", dem_node_file(def),
-                      dem_node_line(def), dem_node_col(def), name,
-                      dem_last_error());
+    dem_refail(st, "shape '%s': %s", name, dem_error_current()->message);
+    dem_error_locate(dem_node_file(def), dem_node_line(def), dem_node_col(def));
+    return st;
   }
   free(defs);
   return st;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/contacts.h"
+#include "sim/fields.h"
 #include "sim/grid.h"
 
 struct dem_order_work {
@@ -38,17 +40,18 @@ void dem_body_order_release(struct dem_neighbors *nb) {
 }
 
 /* Scratch for n_bodies and n_spheres (fixed for a run: allocated once). */
-static dem_status reserve(struct dem_neighbors *nb, size_t n_bodies,
-                          size_t n_spheres) {
+static dem_status reserve(const struct dem_sim *sim, struct dem_neighbors *nb,
+                          size_t n_bodies, size_t n_spheres) {
   if (!nb->order_work && !(nb->order_work = calloc(1, sizeof *nb->order_work)))
     return dem_fail(DEM_ERR_NOMEM, "out of memory for sorting bodies");
   struct dem_order_work *w = nb->order_work;
   if (w->n_bodies == n_bodies && w->n_spheres == n_spheres && w->buf)
     return DEM_OK;
-  /* The widest per-item array: rot_aux of bodies or 3-vectors of spheres. */
-  size_t bytes = n_bodies * DEM_ROT_AUX * sizeof(double);
-  if (n_spheres * 3 * sizeof(double) > bytes)
-    bytes = n_spheres * 3 * sizeof(double);
+  /* The widest per-item array of bodies or of spheres. */
+  size_t bytes = n_bodies * dem_fields_max_item_bytes(sim, DEM_ITEM_BODIES);
+  size_t sb = n_spheres * dem_fields_max_item_bytes(sim, DEM_ITEM_SPHERES);
+  if (sb > bytes)
+    bytes = sb;
   free(w->key), free(w->order), free(w->first), free(w->sphere_order);
   free(w->buf);
   w->key = malloc(n_bodies * sizeof *w->key);
@@ -68,21 +71,6 @@ static dem_status reserve(struct dem_neighbors *nb, size_t n_bodies,
   return DEM_OK;
 }
 
-/* a[k] = a[order[k]] for k < n, items of `size` bytes, through buf. */
-static void permute(void *a, size_t size, size_t n, const size_t *order,
-                    void *buf) {
-  const char *src = a;
-  char *tmp = buf;
-  long nn = (long)n;
-#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
-  for (long k = 0; k < nn; k++)
-    memcpy(tmp + (size_t)k * size, src + order[k] * size, size);
-  memcpy(a, buf, n * size);
-}
-
-#define PERMUTE(array, n, order, buf)                                          \
-  permute((array), sizeof *(array), (n), (order), (buf))
-
 dem_status dem_body_order_sort(struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   struct dem_spheres *s = &sim->s;
@@ -90,7 +78,7 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
   dem_status st;
   if (nb < 2)
     return DEM_OK;
-  if ((st = reserve(&sim->nb, nb, ns)))
+  if ((st = reserve(sim, &sim->nb, nb, ns)))
     return st;
   struct dem_order_work *w = sim->nb.order_work;
 
@@ -119,39 +107,20 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
     size_t old = w->order[k];
     w->first[k] = next;
     for (size_t m = b->first_member[old]; m < b->first_member[old + 1]; m++)
-      w->sphere_order[next++] = b->member_slot[m];
+      w->sphere_order[next++] = m;
   }
   w->first[nb] = next;
 
-  const size_t *o = w->order, *so = w->sphere_order;
-  void *buf = w->buf;
-  PERMUTE(b->x, nb, o, buf);
-  PERMUTE(b->v, nb, o, buf);
-  PERMUTE(b->q, nb, o, buf);
-  PERMUTE(b->w, nb, o, buf);
-  PERMUTE(b->force, nb, o, buf);
-  PERMUTE(b->torque, nb, o, buf);
-  PERMUTE(b->mass, nb, o, buf);
-  PERMUTE(b->inertia, nb, o, buf);
-  permute(b->rot_aux, DEM_ROT_AUX * sizeof *b->rot_aux, nb, o, buf);
-  PERMUTE(b->shape, nb, o, buf);
-  PERMUTE(b->x_build, nb, o, buf);
-  PERMUTE(b->id, nb, o, buf);
+  /* Every per-body and per-sphere array of the field table, and the
+   * contacts with their owners. */
+  dem_fields_permute(sim, DEM_ITEM_BODIES, nb, w->order, w->buf);
+  dem_fields_permute(sim, DEM_ITEM_SPHERES, ns, w->sphere_order, w->buf);
+  if ((st = dem_contacts_follow(sim, w->sphere_order)))
+    return st;
   memcpy(b->first_member, w->first, (nb + 1) * sizeof *w->first);
-
-  PERMUTE(s->x, ns, so, buf);
-  PERMUTE(s->x_build, ns, so, buf);
-  PERMUTE(s->offset, ns, so, buf);
-  PERMUTE(s->force, ns, so, buf);
-  PERMUTE(s->radius, ns, so, buf);
-  PERMUTE(s->material, ns, so, buf);
-  PERMUTE(s->member, ns, so, buf);
-  PERMUTE(s->id, ns, so, buf);
   for (size_t k = 0; k < nb; k++)
-    for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++) {
-      b->member_slot[i] = i;
+    for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++)
       s->body[i] = (int)k;
-    }
   for (size_t k = 0; k < nb; k++)
     b->index_of[b->id[k]] = k;
   for (size_t i = 0; i < ns; i++)

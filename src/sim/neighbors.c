@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "sim/agree.h"
+#include "sim/contacts.h"
 #include "sim/grid.h"
-#include "sim/hertz.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
 struct pair_buf {
@@ -28,6 +29,7 @@ struct dem_nb_work {
   struct pair_buf *tb;
   size_t *t_count; /* n_tb + 1: active spheres per thread, then offsets */
   int n_tb;
+  int *codes;          /* beside nb->list: the entries as pair codes */
   size_t bodies_alloc; /* bodies the per-body arrays below hold */
   size_t *bcell_of, *border;
   double *bradius;
@@ -41,7 +43,7 @@ int dem_neighbors_stale(struct dem_sim *sim) {
   const double limit = 0.25 * sim->nb.skin * sim->nb.skin;
   if (sim->nb.moved2_known) { /* measured by update_spheres */
     sim->nb.moved2_known = 0;
-    return !(sim->nb.moved2 <= limit);
+    return !(dem_agree_max(sim->nb.moved2) <= limit);
   }
   const double(*x)[3] = (const double(*)[3])s->x;
   const double(*x0)[3] = (const double(*)[3])s->x_build;
@@ -56,7 +58,7 @@ int dem_neighbors_stale(struct dem_sim *sim) {
     double d2 = dx * dx + dy * dy + dz * dz;
     worst = d2 > worst ? d2 : worst;
   }
-  return !(worst <= limit); /* NaN positions force a rebuild */
+  return !(dem_agree_max(worst) <= limit); /* NaN positions force a rebuild */
 }
 
 /* ---- allocation --------------------------------------------------------- */
@@ -123,9 +125,7 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
 void dem_neighbors_release(struct dem_neighbors *nb) {
   struct dem_nb_work *w = nb->work;
   free(nb->start), free(nb->list), free(nb->active);
-  free(nb->pair_rsum), free(nb->pair_k);
   nb->start = NULL, nb->list = NULL, nb->active = NULL;
-  nb->pair_rsum = nb->pair_k = NULL;
   nb->capacity = nb->n_active = 0;
   if (!w)
     return;
@@ -137,6 +137,7 @@ void dem_neighbors_release(struct dem_neighbors *nb) {
     free(w->tb[t].ij);
   free(w->tb);
   free(w->t_count);
+  free(w->codes);
   free(w);
   nb->work = NULL;
 }
@@ -145,8 +146,7 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
   const struct dem_nb_work *w = nb->work;
   if (!w)
     return 0;
-  size_t bytes =
-      sizeof *w + nb->capacity * (sizeof *nb->list + 2 * sizeof(double));
+  size_t bytes = sizeof *w + nb->capacity * 2 * sizeof *nb->list;
   bytes += (w->n_alloc + 1) * sizeof *nb->start;
   bytes += w->n_alloc * (sizeof *nb->active + 3 * sizeof(size_t) + 1 +
                          sizeof *w->sx + sizeof *w->sr + sizeof *w->sb);
@@ -182,13 +182,6 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
 
 /* ---- broad phase ----------------------------------------------------------
  */
-
-static inline int near_wall(const struct dem_walls *wl, const double x[3],
-                            double reach) {
-  return x[0] - wl->lo[0] < reach || wl->hi[0] - x[0] < reach ||
-         x[1] - wl->lo[1] < reach || wl->hi[1] - x[1] < reach ||
-         x[2] - wl->lo[2] < reach || wl->hi[2] - x[2] < reach;
-}
 
 /* candidate[i] = 1 for the spheres within r_i + skin of a wall or of
  * another body's bounding sphere: only they can have a listed pair. (If
@@ -226,8 +219,10 @@ static dem_status broad_phase(struct dem_sim *sim) {
   for (long k = 0; k < nbod; k++) {
     const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
     for (size_t m = m0; m < m1; m++) {
-      size_t i = b->member_slot[m];
-      cand[i] = wl->enabled && near_wall(wl, s->x[i], s->radius[i] + skin);
+      size_t i = m;
+      int walls[DEM_N_WALLS];
+      cand[i] = wl->enabled &&
+                dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
     }
     size_t c[3];
     dem_grid_coords(g, b->x[k], c);
@@ -251,7 +246,7 @@ static dem_status broad_phase(struct dem_sim *sim) {
           if (!(v3_dot(d, d) < reach * reach))
             continue;
           for (size_t m = m0; m < m1; m++) {
-            size_t i = b->member_slot[m];
+            size_t i = m;
             if (cand[i])
               continue;
             v3_sub(d, s->x[i], b->x[o]);
@@ -388,12 +383,11 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
   }
   if (nb->capacity < start[n] || !nb->list) {
     size_t cap = start[n] + start[n] / 4 + 16;
-    free(nb->list), free(nb->pair_rsum), free(nb->pair_k);
+    free(nb->list), free(w->codes);
     nb->list = malloc(cap * sizeof *nb->list);
-    nb->pair_rsum = malloc(cap * sizeof *nb->pair_rsum);
-    nb->pair_k = malloc(cap * sizeof *nb->pair_k);
+    w->codes = malloc(cap * sizeof *w->codes);
     nb->capacity = cap;
-    if (!nb->list || !nb->pair_rsum || !nb->pair_k) {
+    if (!nb->list || !w->codes) {
       nb->capacity = 0;
       return dem_fail(DEM_ERR_NOMEM,
                       "out of memory for %zu neighbour "
@@ -411,12 +405,8 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
     }
   }
   /* Each list sorted by sphere id (insertion sort: lists are short), so
-   * that force sums do not depend on the current sphere order; then each
-   * pair's r_i + r_j and stiffness, from i's side, as the brute force has
-   * them. */
-  const struct dem_spheres *s = &sim->s;
-  const size_t nm = sim->n_materials;
-  const size_t *id = s->id;
+   * that force sums do not depend on the current sphere order. */
+  const size_t *id = sim->s.id;
   long nn = (long)n;
 #pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
   for (long i = 0; i < nn; i++) {
@@ -427,29 +417,21 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
         list[m] = list[m - 1];
       list[m] = v;
     }
-    const double ri = s->radius[i];
-    const double *estar_i = sim->estar + (size_t)s->material[i] * (nm + 1);
-    for (size_t k = start[i]; k < start[i + 1]; k++) {
-      int j = list[k];
-      double rsum = ri + s->radius[j];
-      nb->pair_rsum[k] = rsum;
-      nb->pair_k[k] = dem_hertz_stiffness(estar_i[s->material[j]],
-                                          ri * s->radius[j] / rsum);
-    }
   }
-  nb->n_pairs = pairs;
-  return DEM_OK;
+  (void)pairs;
+  /* The pairs become contacts, which keep their history; the lists
+   * become codes into them. */
+  dem_status st = dem_contacts_build_pairs(sim, start, list, w->codes);
+  int *codes = w->codes;
+  w->codes = nb->list;
+  nb->list = codes;
+  return st;
 }
 
-/* Whether sphere k has a listed neighbour or, among the spheres the
- * search saw, a wall within reach. */
-static inline int is_active(const struct dem_sim *sim, const unsigned char *use,
-                            size_t k) {
-  const struct dem_walls *wl = &sim->walls;
-  const struct dem_spheres *s = &sim->s;
-  return sim->nb.start[k + 1] > sim->nb.start[k] ||
-         (wl->enabled && (!use || use[k]) &&
-          near_wall(wl, s->x[k], s->radius[k] + sim->nb.skin));
+/* Whether sphere k has a pair or a wall contact. */
+static inline int is_active(const struct dem_sim *sim, size_t k) {
+  const size_t *wc = sim->wall_contacts.start;
+  return sim->nb.start[k + 1] > sim->nb.start[k] || wc[k + 1] > wc[k];
 }
 
 dem_status dem_neighbors_build(struct dem_sim *sim) {
@@ -490,19 +472,18 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   size_t n_search = g->cell_start[g->n_cells];
   copy_sorted(sim, n_search);
   find_pairs(sim, n_search);
-  if ((st = mirror_pairs(sim)))
+  if ((st = mirror_pairs(sim)) || (st = dem_contacts_build_walls(sim, use)))
     return st;
 
   /* The spheres the contact loop visits, ascending: each thread counts
    * its slice, then writes it after the slices before it. */
-  const size_t nm = sim->n_materials;
   size_t *counts = w->t_count;
 #pragma omp parallel if (nn > DEM_PARALLEL_MIN)
   {
     size_t t = (size_t)omp_get_thread_num(), nt = omp_get_num_threads();
     size_t k0 = n * t / nt, k1 = n * (t + 1) / nt, c = 0;
     for (size_t k = k0; k < k1; k++)
-      c += is_active(sim, use, k);
+      c += is_active(sim, k);
     counts[t + 1] = c;
 #pragma omp barrier
 #pragma omp single
@@ -513,15 +494,8 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
       nb->n_active = counts[nt];
     }
     for (size_t k = k0, a = counts[t]; k < k1; k++) {
-      if (!is_active(sim, use, k))
-        continue;
-      double estar_wall = sim->estar[(size_t)s->material[k] * (nm + 1) + nm];
-      nb->active[a++] = (struct dem_nb_active){
-          .i = (int)k,
-          .n = (int)(nb->start[k + 1] - nb->start[k]),
-          .first = nb->start[k],
-          .r = s->radius[k],
-          .k_wall = dem_hertz_stiffness(estar_wall, s->radius[k])};
+      if (is_active(sim, k))
+        nb->active[a++] = (int)k;
     }
     /* Build positions: the displacement check's reference. */
     memcpy(s->x_build + k0, s->x + k0, (k1 - k0) * sizeof *s->x);

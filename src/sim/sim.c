@@ -5,49 +5,33 @@
 #include <stdlib.h>
 
 #include "core/quat.h"
-#include "operators/pipeline.h"
 #include "sim/body_order.h"
+#include "sim/fields.h"
 #include "sim/neighbors.h"
 
-#define ALLOC(ptr, count)                                                      \
-  do {                                                                         \
-    (ptr) = calloc((count) > 0 ? (count) : 1, sizeof *(ptr));                  \
-    if (!(ptr))                                                                \
-      return dem_fail(DEM_ERR_NOMEM, "out of memory allocating %zu bodies",    \
-                      n_bodies);                                               \
-  } while (0)
+/* The per-sphere owner ranges of a contact list (the rest of its
+ * arrays grows with the contacts, sim/contacts.c). */
+static dem_status alloc_ranges(struct dem_contact_list *c, size_t n_spheres) {
+  c->start = calloc(n_spheres + 1, sizeof *c->start);
+  c->old_start = calloc(n_spheres + 1, sizeof *c->old_start);
+  if (!c->start || !c->old_start)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for contacts of %zu spheres",
+                    n_spheres);
+  return DEM_OK;
+}
 
 dem_status dem_sim_alloc_bodies(struct dem_sim *sim, size_t n_bodies,
                                 size_t n_spheres) {
   struct dem_bodies *b = &sim->b;
   struct dem_spheres *s = &sim->s;
+  dem_status st;
   b->n = n_bodies;
-  ALLOC(b->x, n_bodies);
-  ALLOC(b->v, n_bodies);
-  ALLOC(b->q, n_bodies);
-  ALLOC(b->w, n_bodies);
-  ALLOC(b->force, n_bodies);
-  ALLOC(b->torque, n_bodies);
-  ALLOC(b->mass, n_bodies);
-  ALLOC(b->inertia, n_bodies);
-  ALLOC(b->rot_aux, n_bodies * DEM_ROT_AUX);
-  ALLOC(b->shape, n_bodies);
-  ALLOC(b->first_member, n_bodies + 1);
-  ALLOC(b->member_slot, n_spheres);
-  ALLOC(b->x_build, n_bodies);
-  ALLOC(b->id, n_bodies);
-  ALLOC(b->index_of, n_bodies);
   s->n = n_spheres;
-  ALLOC(s->x, n_spheres);
-  ALLOC(s->x_build, n_spheres);
-  ALLOC(s->offset, n_spheres);
-  ALLOC(s->force, n_spheres);
-  ALLOC(s->radius, n_spheres);
-  ALLOC(s->body, n_spheres);
-  ALLOC(s->material, n_spheres);
-  ALLOC(s->member, n_spheres);
-  ALLOC(s->id, n_spheres);
-  ALLOC(s->index_of, n_spheres);
+  if ((st = dem_fields_alloc(sim, DEM_ITEM_BODIES, n_bodies, 0)) ||
+      (st = dem_fields_alloc(sim, DEM_ITEM_SPHERES, n_spheres, 0)) ||
+      (st = alloc_ranges(&sim->pairs, n_spheres)) ||
+      (st = alloc_ranges(&sim->wall_contacts, n_spheres)))
+    return st;
   for (size_t i = 0; i < n_bodies; i++)
     b->id[i] = b->index_of[i] = i;
   for (size_t i = 0; i < n_spheres; i++)
@@ -56,34 +40,34 @@ dem_status dem_sim_alloc_bodies(struct dem_sim *sim, size_t n_bodies,
   return DEM_OK;
 }
 
+static void release_list(struct dem_sim *sim, struct dem_contact_list *c,
+                         enum dem_item item) {
+  dem_fields_release(sim, item);
+  free(c->start), free(c->old_start), free(c->old_key), free(c->old_state);
+  *c = (struct dem_contact_list){0};
+}
+
 void dem_sim_release(struct dem_sim *sim) {
-  struct dem_bodies *b = &sim->b;
-  struct dem_spheres *s = &sim->s;
   struct dem_neighbors *nb = &sim->nb;
-  dem_pipeline_free(sim->pipeline);
-  sim->pipeline = NULL;
-  free(b->x), free(b->v), free(b->q), free(b->w), free(b->force);
-  free(b->torque), free(b->mass), free(b->inertia), free(b->rot_aux);
-  free(b->shape), free(b->first_member), free(b->member_slot);
-  free(b->x_build), free(b->id), free(b->index_of);
-  free(s->id), free(s->index_of);
-  free(s->x), free(s->x_build), free(s->offset), free(s->force);
-  free(s->radius), free(s->body), free(s->material), free(s->member);
+  dem_fields_release(sim, DEM_ITEM_BODIES);
+  dem_fields_release(sim, DEM_ITEM_SPHERES);
+  release_list(sim, &sim->pairs, DEM_ITEM_PAIRS);
+  release_list(sim, &sim->wall_contacts, DEM_ITEM_WALL_CONTACTS);
   dem_neighbors_release(nb);
   dem_body_order_release(nb);
   for (size_t i = 0; i < sim->n_materials; i++)
     free(sim->materials[i].name);
   free(sim->materials);
-  free(sim->estar);
+  free(sim->law.params);
   for (size_t i = 0; i < sim->n_shapes; i++)
     dem_shape_release(&sim->shapes[i]);
   free(sim->shapes);
-  *b = (struct dem_bodies){0};
-  *s = (struct dem_spheres){0};
+  sim->b = (struct dem_bodies){0};
+  sim->s = (struct dem_spheres){0};
   *nb = (struct dem_neighbors){0};
+  sim->law = (struct dem_contact_law){0};
   sim->materials = NULL;
   sim->shapes = NULL;
-  sim->estar = NULL;
   sim->n_materials = sim->n_shapes = 0;
 }
 

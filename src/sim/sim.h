@@ -1,5 +1,5 @@
-/* The simulation state: materials, shapes, bodies, spheres, walls, neighbour
- * lists. */
+/* The simulation state, data only: materials, shapes, bodies, spheres,
+ * contacts, walls, neighbour lists. */
 #ifndef DEM_SIM_H
 #define DEM_SIM_H
 
@@ -19,24 +19,28 @@ struct dem_material {
   double density, young_modulus, poisson_ratio;
 };
 
-/* Bodies, structure of arrays (every per-body and per-sphere array, a new
- * one too, is permuted by the spatial sort in sim/body_order.c). Angular
- * velocity in the body principal frame; force and torque accumulators in the
- * lab frame. v and w are what the scheme holds (half step behind at a step
- * boundary for leapfrog). */
+/* Every per-item array below is listed once in the field table
+ * (sim/fields.c), which allocates, frees, permutes, writes and restores
+ * them: a new array is a new line there. */
+
+/* Bodies, structure of arrays. Angular velocity in the body principal
+ * frame; force and torque accumulators in the lab frame. v and w are what
+ * the scheme holds (half a step behind at a step boundary for leapfrog);
+ * v_sync and w_sync what the observer reports at a boundary; v_contact and
+ * w_contact (lab) what the contact kernels see. Bodies are renumbered in
+ * space now and then (sim/body_order.c): id[i] is body i's number in the
+ * input and the output, index_of[id] its place in these arrays now. */
 struct dem_bodies {
   size_t n;
   double (*x)[3], (*v)[3], (*q)[4], (*w)[3];
+  double (*v_sync)[3], (*w_sync)[3];
+  double (*v_contact)[3], (*w_contact)[3];
   double (*force)[3], (*torque)[3];
   double *mass, (*inertia)[3];
   double *rot_aux; /* n x DEM_ROT_AUX, the rotation scheme's own state */
   int *shape;
-  size_t *first_member; /* n + 1: members of body b are member_slot[first..] */
-  size_t *member_slot;  /* sphere index of each member, fixed member order */
   double (*x_build)[3]; /* position at the last neighbour build */
-  /* Bodies are renumbered in space now and then (sim/body_order.c): id[i]
-   * is body i's number in the input and the output, index_of[id] its
-   * place in these arrays now. */
+  size_t *first_member; /* n + 1: body b's spheres are first..first[b+1] */
   size_t *id, *index_of;
 };
 
@@ -45,18 +49,18 @@ struct dem_bodies {
  * cell. */
 struct dem_spheres {
   size_t n;
-  double (*x)[3];       /* lab position */
-  double (*x_build)[3]; /* position at the last neighbour build */
-  double (*offset)[3];  /* body principal frame */
-  double (*force)[3];
+  double (*x)[3];                   /* lab position */
+  double (*x_build)[3];             /* position at the last neighbour build */
+  double (*offset)[3];              /* body principal frame */
+  double (*force)[3], (*torque)[3]; /* contact sums (torque about x) */
   double *radius;
   int *body;
   int *material;
   size_t *member;        /* index of this sphere in its body's member list */
   size_t *id, *index_of; /* as for bodies: output number, and back */
-  /* Whether some force may be nonzero: hertz_contacts sets it,
-   * gather_forces (which zeroes the forces it moves onto bodies) clears
-   * it, and reset_forces skips the spheres while it is clear. */
+  /* Whether some force or torque may be nonzero: the contact forces set
+   * it, gather_forces (which zeroes what it moves onto bodies) clears it,
+   * and reset_forces skips the spheres while it is clear. */
   int forces_dirty;
   /* Whether some sphere lay entirely beyond a wall when update_spheres
    * last placed them (if escape_known): the run's per-step state check
@@ -64,21 +68,38 @@ struct dem_spheres {
   int escaped, escape_known;
 };
 
-/* Verlet lists (sim/neighbors.c): full (both directions), in CSR form,
- * each sphere's list in ascending sphere id (so that every force sum has
- * the same order whatever the bodies' current order); same-body pairs never
- * enter. Beside each entry, the pair's r_i + r_j and Hertz stiffness
- * 4/3 E* sqrt(R*), so that the contact loop reads only positions at
- * random. `active` lists, ascending, the spheres that have a neighbour or
- * were within reach of a wall at the build: the only ones the contact
- * loop visits. */
-struct dem_nb_active {
-  int i;         /* the sphere */
-  int n;         /* its list's length */
-  size_t first;  /* its list's start */
-  double r;      /* its radius */
-  double k_wall; /* Hertz stiffness against a wall, 4/3 E* sqrt(r) */
+/* Contacts with identity: sphere-sphere pairs within reach at the last
+ * neighbour build, and sphere-wall contacts, each with the contact
+ * model's history. Contacts are grouped by their owner sphere (of a pair,
+ * the one with the lower id), owners in the spheres' current order,
+ * and within an owner by the key of the partner (a sphere id, or a wall
+ * number); the state of a contact follows its key (owner id, partner key)
+ * across every rebuild and every spatial re-sort (sim/contacts.c). */
+struct dem_contact_list {
+  size_t n, cap;
+  size_t *start;       /* n_spheres + 1: sphere i owns start[i]..[i+1] */
+  uint64_t (*key)[2];  /* owner's id, partner's id or wall number */
+  int (*ij)[2];        /* owner's index now, partner's index or wall */
+  double *rsum;        /* r_i + r_j (pairs), r_i (walls) */
+  double *state;       /* n x state_width, the model's history */
+  double (*force)[3];  /* on the owner, lab frame, at the last evaluation */
+  double (*torque)[6]; /* on the owner and on the partner sphere, about
+                          their centres (models with torques only) */
+  int state_width, has_torque;
+  /* The previous build's keys, states and owner ranges, the source of
+   * the merge that carries states over (sim/contacts.c). */
+  size_t n_old;
+  size_t *old_start;
+  uint64_t (*old_key)[2];
+  double *old_state;
 };
+
+/* Verlet lists (sim/neighbors.c): each sphere's list of its pairs in
+ * ascending partner id (so that every force sum has the same order
+ * whatever the bodies' current order), as codes into the pair contacts:
+ * c for a pair it owns, ~c for one its partner owns; same-body pairs
+ * never enter. `active` lists, ascending, the spheres with a pair or a
+ * wall contact: the only ones the gather visits. */
 enum dem_broad_phase {
   DEM_BROAD_AUTO = 0, /* on when bodies have many spheres (see neighbors.h) */
   DEM_BROAD_ON = 1,
@@ -100,25 +121,34 @@ struct dem_neighbors {
   double moved2;
   int moved2_known;
   size_t *start; /* n_spheres + 1 */
-  int *list;
-  double *pair_rsum, *pair_k; /* beside list */
-  size_t capacity;            /* of list, pair_rsum, pair_k */
-  struct dem_nb_active *active;
+  int *list;     /* pair codes (see above) */
+  size_t capacity;
+  int *active;
   size_t n_active;
   long builds;
-  size_t n_pairs;                    /* pairs (each once) at the last build */
   size_t n_candidates;               /* spheres the sphere phase searched */
   struct dem_nb_work *work;          /* cell grids and scratch, private */
   struct dem_order_work *order_work; /* the spatial sort's, private */
 };
 
+/* The box: six flat walls, numbered 2 axis + side (0: x min, 1: x max,
+ * 2: y min, ...). */
 struct dem_walls {
   int enabled;
   double lo[3], hi[3];
   int material;
 };
+enum { DEM_N_WALLS = 6 };
 
-struct dem_pipeline; /* operators/pipeline.h */
+struct dem_contact_model;
+
+/* The contact law in use: its model (contact/model.h) and the parameters
+ * it mixed for every pair of materials, params + (a * n + b) * size. */
+struct dem_contact_law {
+  const struct dem_contact_model *model;
+  void *params;
+  size_t n_materials, params_size;
+};
 
 struct dem_sim {
   double dt, t, end_time;
@@ -131,21 +161,21 @@ struct dem_sim {
 
   struct dem_material *materials;
   size_t n_materials;
-  double *estar; /* n_materials^2 effective moduli, plus walls */
 
   struct dem_shape *shapes;
   size_t n_shapes;
 
   struct dem_bodies b;
   struct dem_spheres s;
+  struct dem_contact_list pairs, wall_contacts;
+  struct dem_contact_law law;
   struct dem_walls walls;
   struct dem_neighbors nb;
   double max_radius, min_radius;
-
-  struct dem_pipeline *pipeline;
 };
 
-/* Allocates the body and sphere arrays (zeroed). */
+/* Allocates the body and sphere arrays (zeroed) and the contact lists'
+ * per-sphere ranges. */
 dem_status dem_sim_alloc_bodies(struct dem_sim *sim, size_t n_bodies,
                                 size_t n_spheres);
 /* Frees everything the sim owns (not the struct itself). */
@@ -154,6 +184,13 @@ void dem_sim_release(struct dem_sim *sim);
 /* Effective modulus of two materials: 1/E* = (1-nu1^2)/E1 + (1-nu2^2)/E2. */
 double dem_effective_modulus(const struct dem_material *a,
                              const struct dem_material *b);
+
+/* The contact law's parameters for materials a and b. */
+static inline const void *dem_law_params(const struct dem_contact_law *law,
+                                         int a, int b) {
+  return (const char *)law->params +
+         ((size_t)a * law->n_materials + (size_t)b) * law->params_size;
+}
 
 /* A body's rotational state, gathered for an integrator and put back;
  * only the n_aux scratch values the integrator uses are copied. */

@@ -1,0 +1,87 @@
+/* Evaluating the contact law, gathering contact forces onto spheres, and the
+ * contacts' elastic energy. */
+#include "contact/contact.h"
+
+#include "contact/loop.h"
+
+/* Each active sphere sums its contacts' forces: the pairs through its
+ * list's codes (c: owned, +f; ~c: its partner's, -f), in ascending
+ * partner id, then its wall contacts. */
+static void gather(struct dem_sim *sim) {
+  struct dem_spheres *s = &sim->s;
+  const struct dem_neighbors *nb = &sim->nb;
+  const struct dem_contact_list *c = &sim->pairs, *wc = &sim->wall_contacts;
+  const int torques = c->has_torque;
+  const long n = (long)nb->n_active;
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN / 4)
+  for (long a = 0; a < n; a++) {
+    const int i = nb->active[a];
+    double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+    for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
+      const int code = nb->list[k];
+      if (code >= 0) {
+        v3_add(f, f, c->force[code]);
+        if (torques)
+          v3_add(t, t, c->torque[code]);
+      } else {
+        v3_sub(f, f, c->force[~code]);
+        if (torques)
+          v3_add(t, t, c->torque[~code] + 3);
+      }
+    }
+    for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++) {
+      v3_add(f, f, wc->force[k]);
+      if (torques)
+        v3_add(t, t, wc->torque[k]);
+    }
+    v3_add(s->force[i], s->force[i], f);
+    if (torques)
+      v3_add(s->torque[i], s->torque[i], t);
+  }
+  s->forces_dirty = 1;
+}
+
+void dem_contact_forces(struct dem_sim *sim, double dt) {
+  const struct dem_contact_model *m = sim->law.model;
+  m->pairs(sim, dt);
+  if (sim->walls.enabled)
+    m->walls(sim, dt);
+  gather(sim);
+}
+
+double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_contact_list *c = &sim->pairs, *wc = &sim->wall_contacts;
+  const struct dem_contact_model *m = sim->law.model;
+  const int *mat = s->material;
+  const long n = (long)s->n;
+  if (!sim->nb.start)
+    return 0.0;
+    /* Per owner: its pairs in ascending partner id, then its walls, so
+     * the total depends on neither the thread count nor the order. */
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    double pairs = 0.0, walls = 0.0;
+    struct dem_pair g;
+    for (size_t k = c->start[i]; k < c->start[i + 1]; k++)
+      if (dem_pair_touch(sim, k, &g))
+        pairs += m->energy(
+            dem_law_params(&sim->law, mat[i], mat[c->ij[k][1]]), &g,
+            c->state_width ? c->state + k * (size_t)c->state_width : NULL);
+    for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++)
+      if (dem_wall_touch(sim, k, &g))
+        walls += m->energy(
+            dem_law_params(&sim->law, mat[i], sim->walls.material), &g,
+            wc->state_width ? wc->state + k * (size_t)wc->state_width : NULL);
+    scratch[s->id[i]] = pairs + walls;
+  }
+  double total = 0.0;
+  for (long i = 0; i < n; i++)
+    total += scratch[i];
+  return total;
+}
+
+double dem_contact_dissipated(const struct dem_sim *sim) {
+  const struct dem_contact_model *m = sim->law.model;
+  return m && m->dissipated ? m->dissipated(sim) : 0.0;
+}

@@ -1,0 +1,90 @@
+/* Contact models: one const table, like the operators and the rotation
+ * integrators. A model is one file and one line in contact/models.c. */
+#ifndef DEM_CONTACT_MODEL_H
+#define DEM_CONTACT_MODEL_H
+
+#include <stddef.h>
+
+#include "sim/sim.h"
+
+/* One touching contact as a kernel sees it: the owner sphere (of a pair,
+ * the one with the lower id) against a partner sphere or a wall. */
+struct dem_pair {
+  double d[3];    /* along the normal, pointing to the owner: n = d / dist
+                     (for a pair x_i - x_j, for a wall the unit normal) */
+  double dist;    /* |d| */
+  double overlap; /* r_i + r_j - |x_i - x_j| (a wall: r_i - distance) > 0 */
+  double rstar;   /* effective radius r_i r_j / (r_i + r_j) (a wall: r_i) */
+  double ri, rj;  /* radii (rj = 0 for a wall) */
+  /* With DEM_MODEL_VELOCITY: */
+  double mstar; /* effective mass of the two bodies (a wall: the owner's) */
+  double v[3];  /* velocity of the owner's material at the contact point
+                   relative to the partner's, lab frame, at the time the
+                   force is evaluated */
+  double w[3];  /* owner's angular velocity less the partner's, lab */
+  double dt;    /* time the history advances by (0 at the first
+                   evaluation) */
+};
+
+/* What a kernel returns for one contact. */
+struct dem_pair_result {
+  double f[3]; /* force on the owner, lab frame (the partner gets -f) */
+  double t[6]; /* with DEM_MODEL_TORQUE: torques on the owner and on the
+                  partner about their own centres, lab frame */
+};
+
+enum dem_model_flags {
+  DEM_MODEL_VELOCITY = 1u << 0, /* kernels read dem_pair's velocities */
+  DEM_MODEL_TORQUE = 1u << 1,   /* kernels write torques */
+};
+
+/* The time step a model advises: contacts should last at least `steps`
+ * time steps; the shortest expected one lasts contact_time. */
+struct dem_dt_advice {
+  double contact_time; /* HUGE_VAL: no moving contact expected */
+  double speed;        /* impact speed it assumed */
+  double time_step;    /* contact_time / steps */
+  int steps;
+  const char *a, *b; /* shape names ("the walls" for b) */
+  const char *law;   /* whose contact time it is, e.g. "Hertz" */
+};
+
+struct dem_contact_model {
+  const char *name; /* contact.model in YAML */
+  const char *doc;  /* one paragraph: the force law, its source, history */
+  /* Material-pair parameters: their size, and how they are mixed from two
+   * materials (the walls' material is a material like any other), once at
+   * setup. */
+  size_t params_size;
+  dem_status (*mix)(const struct dem_material *a, const struct dem_material *b,
+                    void *params);
+  int state_width; /* doubles of history per contact (0: none) */
+  unsigned flags;  /* enum dem_model_flags */
+  /* Every sphere-sphere contact and every sphere-wall contact of the
+   * lists: each contact's force (and torques and history) into its list.
+   * Written with the drivers in contact/loop.h. */
+  void (*pairs)(struct dem_sim *sim, double dt);
+  void (*walls)(struct dem_sim *sim, double dt);
+  /* Elastic energy stored in one touching contact. */
+  double (*energy)(const void *params, const struct dem_pair *g,
+                   const double *state);
+  /* Work the model has dissipated since the start, or NULL: none (a
+   * conservative model). */
+  double (*dissipated)(const struct dem_sim *sim);
+  /* The time step it advises for the state as set up. */
+  void (*time_step)(const struct dem_sim *sim, struct dem_dt_advice *out);
+  /* Names of the history's components, as output writes them. */
+  const char *const *state_names;
+};
+
+/* NULL-terminated table of the built-in models. */
+extern const struct dem_contact_model *const dem_contact_models[];
+const struct dem_contact_model *dem_contact_model_find(const char *name);
+
+/* Puts `model` to work in sim: mixes its parameters for every pair of
+ * materials and sizes the contact lists' history. After the materials,
+ * the walls and the spheres are set up. */
+dem_status dem_contact_law_init(struct dem_sim *sim,
+                                const struct dem_contact_model *model);
+
+#endif

@@ -1,0 +1,226 @@
+/* The step loop of a run: the pipeline, the per-step state check, energy
+ * rows, snapshots and the progress line. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "run/run.h"
+#include "sim/agree.h"
+
+volatile sig_atomic_t dem_run_stop_signal;
+
+static void progress(const struct dem_run *r, double started, int final) {
+  const struct dem_sim *sim = &r->sim;
+  double elapsed = omp_get_wtime() - started;
+  long done = sim->step - r->first_step;
+  long total = sim->n_steps - r->first_step;
+  double rate = elapsed > 0 ? done / elapsed : 0;
+  double eta = rate > 0 ? (total - done) / rate : 0;
+  fprintf(stderr,
+          "%st = %.6g / %.6g s  step %ld / %ld  %.4g steps/s  "
+          "%.4g sphere-steps/s  ETA %.0f s%s",
+          isatty(2) ? "\r" : "", sim->t, sim->end_time, sim->step, sim->n_steps,
+          rate, rate * (double)sim->s.n, eta,
+          (final || !isatty(2)) ? "\n" : "   ");
+  fflush(stderr);
+}
+
+/* Observations are due every `every` steps (0: never) and at the end. */
+static long steps_between(double interval, double dt) {
+  if (interval <= 0)
+    return 0;
+  double n = interval / dt + 0.5;
+  if (n >= 1e15)
+    return 0; /* longer than any run: first and last only */
+  return n < 1 ? 1 : (long)n;
+}
+
+dem_status dem_run_flush_rows(struct dem_run *r) {
+  dem_status st = dem_h5_energy_append(r->h5, r->rows, r->n_rows);
+  r->n_rows = 0;
+  return st;
+}
+
+/* Records energy (once per step) and a snapshot if asked at the current
+ * boundary. */
+static dem_status observe(struct dem_run *r, int snapshot) {
+  struct dem_energy_row row;
+  dem_observe_energy(&r->obs, &r->sim, r->pipeline, &row);
+  if (r->last_row_step != r->sim.step) {
+    r->rows[r->n_rows++] = row;
+    r->last_row_step = r->sim.step;
+  }
+  dem_status st = DEM_OK;
+  if (r->n_rows == sizeof r->rows / sizeof r->rows[0] || snapshot)
+    st = dem_run_flush_rows(r);
+  if (!st && snapshot) {
+    struct dem_snapshot s;
+    if (!(st = dem_observe_snapshot(&r->obs, &r->sim, &s)))
+      st = dem_h5_snapshot_write(r->h5, &s);
+    r->last_snapshot_step = r->sim.step;
+  }
+  return st;
+}
+
+static int finite_n(const double *x, int n) {
+  for (int k = 0; k < n; k++)
+    if (!isfinite(x[k]))
+      return 0;
+  return 1;
+}
+
+/* What of body i is not finite, or NULL. */
+static const char *nonfinite_field(const struct dem_bodies *b, size_t i) {
+  if (!finite_n(b->x[i], 3))
+    return "position";
+  if (!finite_n(b->q[i], 4))
+    return "orientation";
+  if (!finite_n(b->v[i], 3))
+    return "velocity";
+  if (!finite_n(b->w[i], 3))
+    return "angular velocity";
+  if (!finite_n(b->force[i], 3))
+    return "force";
+  if (!finite_n(b->torque[i], 3))
+    return "torque";
+  return NULL;
+}
+
+/* A sphere entirely beyond a wall (farther than its radius) has tunnelled
+ * through it: the lowest id's index and the wall (axis * 2 + side), or -1. */
+static long find_tunnelled(const struct dem_sim *sim, int *wall) {
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_walls *w = &sim->walls;
+  if (!w->enabled)
+    return -1;
+  for (size_t id = 0; id < s->n; id++)
+    for (int k = 0; k < 3; k++) {
+      size_t i = s->index_of[id];
+      double r = s->radius[i];
+      if (s->x[i][k] < w->lo[k] - r || s->x[i][k] > w->hi[k] + r) {
+        *wall = 2 * k + (s->x[i][k] > w->hi[k] + r);
+        return (long)i;
+      }
+    }
+  return -1;
+}
+
+/* A parallel scan that only says whether something is wrong: x * 0 is NaN
+ * exactly when x is not finite, so one sum per body covers every field.
+ * The serial scans below then name the culprit deterministically. */
+static int state_suspect(const struct dem_sim *sim) {
+  const struct dem_bodies *b = &sim->b;
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_walls *w = &sim->walls;
+  long nb = (long)b->n, ns = (long)s->n;
+  int bad = 0;
+#pragma omp parallel for schedule(static)                                      \
+    reduction(|                                                                \
+              : bad) if (nb > DEM_PARALLEL_MIN)
+  for (long i = 0; i < nb; i++) {
+    double z = 0.0;
+    for (int k = 0; k < 3; k++)
+      z += b->x[i][k] * 0.0 + b->v[i][k] * 0.0 + b->w[i][k] * 0.0 +
+           b->force[i][k] * 0.0 + b->torque[i][k] * 0.0;
+    for (int k = 0; k < 4; k++)
+      z += b->q[i][k] * 0.0;
+    bad |= z != 0.0;
+  }
+  if (bad || !w->enabled)
+    return bad;
+  if (s->escape_known) /* update_spheres looked as it placed them */
+    return s->escaped;
+#pragma omp parallel for schedule(static)                                      \
+    reduction(|                                                                \
+              : bad) if (ns > DEM_PARALLEL_MIN)
+  for (long i = 0; i < ns; i++)
+    for (int k = 0; k < 3; k++)
+      bad |= s->x[i][k] < w->lo[k] - s->radius[i] ||
+             s->x[i][k] > w->hi[k] + s->radius[i];
+  return bad;
+}
+
+/* Stops the run with DEM_ERR_NUMERIC on NaN or Inf in a body or a
+ * tunnelled sphere, after writing the broken state as the last snapshot. */
+static dem_status check_state(struct dem_run *r) {
+  const struct dem_sim *sim = &r->sim;
+  const struct dem_bodies *b = &sim->b;
+  if (!dem_agree_any(state_suspect(sim)))
+    return DEM_OK;
+  for (size_t id = 0; id < b->n; id++) {
+    size_t i = b->index_of[id];
+    const char *what = nonfinite_field(b, i);
+    if (!what)
+      continue;
+    observe(r, 1); /* keep the broken state for inspection */
+    return dem_fail(DEM_ERR_NUMERIC,
+                    "step %ld, t = %.9g s: body %zu (shape '%s') has a "
+                    "non-finite %s (time step too large, or overlapping "
+                    "start?); the last snapshot holds the state",
+                    sim->step, sim->t, id, sim->shapes[b->shape[i]].name, what);
+  }
+  int wall = 0;
+  long k = find_tunnelled(sim, &wall);
+  if (k < 0)
+    return DEM_OK;
+  int axis = wall / 2, hi = wall % 2;
+  double plane = hi ? sim->walls.hi[axis] : sim->walls.lo[axis];
+  double x = sim->s.x[k][axis], r_k = sim->s.radius[k];
+  int body = sim->s.body[k];
+  observe(r, 1);
+  return dem_fail(DEM_ERR_NUMERIC,
+                  "step %ld, t = %.9g s: a sphere (radius %g) of body %d "
+                  "(shape '%s') tunnelled through the wall %c = %g: its "
+                  "centre is %g beyond it (time step too large?); the last "
+                  "snapshot holds the state",
+                  sim->step, sim->t, r_k, (int)b->id[body],
+                  sim->shapes[b->shape[body]].name, "xyz"[axis], plane,
+                  fabs(x - plane));
+}
+
+dem_status dem_run_integrate(struct dem_run *r, int restarted) {
+  struct dem_sim *sim = &r->sim;
+  const int quiet = r->opt->quiet;
+  long energy_every = steps_between(r->out.energy_interval, sim->dt);
+  long snap_every = steps_between(r->out.snapshot_interval, sim->dt);
+  double started = omp_get_wtime(), last_print = started;
+  double print_every = isatty(2) ? 1.0 : 30.0;
+  dem_status st;
+  r->first_step = sim->step;
+  if ((st = check_state(r)))
+    return st;
+  if (!restarted && (st = observe(r, 1)))
+    return st;
+  while (sim->step < sim->n_steps) {
+    if (dem_run_stop_signal)
+      break;
+    if ((st = dem_agree_status(dem_pipeline_step(r->pipeline, sim))))
+      return st;
+    if ((st = check_state(r)))
+      return st;
+    long s = sim->step;
+    int snap = snap_every && s % snap_every == 0 && s < sim->n_steps;
+    if (((energy_every && s % energy_every == 0) || snap) &&
+        (st = observe(r, snap)))
+      return st;
+    if (!quiet && (s & 63) == 0) {
+      double now = omp_get_wtime();
+      if (now - last_print >= print_every) {
+        progress(r, started, 0);
+        last_print = now;
+      }
+    }
+  }
+  if (r->last_snapshot_step != sim->step)
+    if ((st = observe(r, 1)))
+      return st;
+  if (!quiet)
+    progress(r, started, 1);
+  if (dem_run_stop_signal)
+    return dem_fail(DEM_ERR_INTERRUPTED,
+                    "stopped by signal %d at step %ld, t = %.9g s; the last "
+                    "snapshot holds the state (continue with --restart)",
+                    (int)dem_run_stop_signal, sim->step, sim->t);
+  return DEM_OK;
+}

@@ -1,0 +1,53 @@
+/* A run: what it owns (the configuration, the state, the time step as a
+ * pipeline, the observer, the output file) and its stages (internal). */
+#ifndef DEM_RUN_H
+#define DEM_RUN_H
+
+#include <signal.h>
+
+#include "config/config.h"
+#include "dem/dem.h"
+#include "io/h5io.h"
+#include "operators/pipeline.h"
+#include "run/observe.h"
+#include "setup/setup.h"
+#include "sim/sim.h"
+
+struct dem_run {
+  const struct dem_run_options *opt;
+  struct dem_config *cfg;
+  struct dem_sim sim;
+  struct dem_pipeline *pipeline;
+  struct dem_output_options out;
+  struct dem_observer obs;
+  struct dem_h5_writer *h5;
+  char *output; /* the output file's path */
+  struct dem_energy_row rows[512];
+  size_t n_rows;
+  long last_snapshot_step;
+  long last_row_step; /* step of the last energy row recorded */
+  long first_step;    /* step this process started from (restart: > 0) */
+};
+
+/* The signal that asked the run to stop (0: none). */
+extern volatile sig_atomic_t dem_run_stop_signal;
+
+/* The output path: from -o, --restart, output.file or the config's name;
+ * checked before anything is written (its directory exists and is
+ * writable, it is not a directory, it does not exist unless --force; a
+ * restart needs it to exist). */
+dem_status dem_run_output(struct dem_run *r);
+
+/* The run's summary (unless quiet) and the time-step advice and warnings
+ * (always). */
+void dem_run_print_setup(const struct dem_run *r, int quiet);
+
+/* Continues from the last snapshot of r->output. */
+dem_status dem_run_restart(struct dem_run *r);
+
+/* Steps to the end (or a signal), recording energy and snapshots. */
+dem_status dem_run_integrate(struct dem_run *r, int restarted);
+/* Writes the energy rows recorded but not yet written. */
+dem_status dem_run_flush_rows(struct dem_run *r);
+
+#endif

@@ -1,0 +1,317 @@
+/* Contact lists: owners' ranges, keys, and the merge of sorted keys that
+ * carries each contact's history (as exaDEM and DEM-Engine do). */
+#include "sim/contacts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SWAP(type, a, b)                                                       \
+  do {                                                                         \
+    type swap_ = (a);                                                          \
+    (a) = (b);                                                                 \
+    (b) = swap_;                                                               \
+  } while (0)
+
+static struct dem_contact_list *list_of(struct dem_sim *sim,
+                                        enum dem_item item) {
+  return item == DEM_ITEM_PAIRS ? &sim->pairs : &sim->wall_contacts;
+}
+
+/* The old keys and states (the merge's source) hold as many contacts as
+ * the current arrays: both grow together. */
+static dem_status grow_old(struct dem_contact_list *c, size_t cap) {
+  size_t w = (size_t)c->state_width;
+  void *key = realloc(c->old_key, cap * sizeof *c->old_key);
+  if (key)
+    c->old_key = key;
+  void *state =
+      w ? realloc(c->old_state, cap * w * sizeof *c->old_state) : c->old_state;
+  if (state)
+    c->old_state = state;
+  if (!key || (w && !state))
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu contacts", cap);
+  return DEM_OK;
+}
+
+dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
+                             int has_torque) {
+  for (int k = 0; k < 2; k++) {
+    enum dem_item item = k ? DEM_ITEM_WALL_CONTACTS : DEM_ITEM_PAIRS;
+    struct dem_contact_list *c = list_of(sim, item);
+    size_t cap = sim->s.n + 64;
+    c->state_width = state_width;
+    c->has_torque = has_torque;
+    c->n = c->n_old = 0;
+    dem_status st = dem_fields_alloc(sim, item, cap, 0);
+    if (!st)
+      st = grow_old(c, cap);
+    if (st)
+      return st;
+    c->cap = cap;
+  }
+  return DEM_OK;
+}
+
+/* Makes the current contacts the merge's source (old_*) and gives the
+ * list room for n new ones, whose ranges the caller puts in c->start. */
+static dem_status retire(struct dem_sim *sim, enum dem_item item, size_t n) {
+  struct dem_contact_list *c = list_of(sim, item);
+  typedef uint64_t key_t[2];
+  SWAP(key_t *, c->key, c->old_key);
+  SWAP(double *, c->state, c->old_state);
+  SWAP(size_t *, c->start, c->old_start);
+  c->n_old = c->n;
+  c->n = 0;
+  if (n <= c->cap)
+    return DEM_OK;
+  size_t cap = n + n / 4 + 64;
+  dem_status st = grow_old(c, cap);
+  if (!st) /* fresh current arrays: nothing in them is needed */
+    st = dem_fields_alloc(sim, item, cap, 0);
+  if (!st)
+    c->cap = cap;
+  return st;
+}
+
+/* The history of owner i's new contacts (keys ascending) from its old
+ * ones (keys ascending): an equal key carries it, a new key starts at
+ * zero, and an old key that is gone is dropped. */
+static void merge_owner(struct dem_contact_list *c, size_t i) {
+  const size_t w = (size_t)c->state_width;
+  if (w == 0)
+    return;
+  size_t o = c->old_start[i], o1 = c->old_start[i + 1];
+  for (size_t k = c->start[i]; k < c->start[i + 1]; k++) {
+    while (o < o1 && c->old_key[o][1] < c->key[k][1])
+      o++;
+    if (o < o1 && c->old_key[o][1] == c->key[k][1])
+      memcpy(c->state + k * w, c->old_state + o * w, w * sizeof *c->state);
+    else
+      memset(c->state + k * w, 0, w * sizeof *c->state);
+  }
+}
+
+/* start[i + 1] holds sphere i's count on entry; ranges on return. */
+static size_t prefix(size_t *start, size_t n) {
+  start[0] = 0;
+  for (size_t i = 0; i < n; i++)
+    start[i + 1] += start[i];
+  return start[n];
+}
+
+/* The first place in list[a..b) (ascending partner id) whose id is not
+ * below `id`. */
+static size_t lower_bound(const int *list, size_t a, size_t b,
+                          const size_t *sid, size_t id) {
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (sid[list[mid]] < id)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a;
+}
+
+dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
+                                    const int *list, int *codes) {
+  const struct dem_spheres *s = &sim->s;
+  struct dem_contact_list *c = &sim->pairs;
+  const size_t *sid = s->id;
+  const long n = (long)s->n;
+  dem_status st = retire(sim, DEM_ITEM_PAIRS, start[n] / 2);
+  if (st)
+    return st;
+  /* The pairs each sphere owns: its partners of higher id, the tail of
+   * its list. */
+  size_t *range = c->start;
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++)
+    range[i + 1] = start[i + 1] -
+                   lower_bound(list, start[i], start[i + 1], sid, sid[i] + 1);
+  c->n = prefix(range, s->n);
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    const size_t first_owned = start[i + 1] - (range[i + 1] - range[i]);
+    for (size_t k = start[i]; k < start[i + 1]; k++) {
+      const int j = list[k];
+      size_t cj;
+      if (k >= first_owned) {
+        cj = range[i] + (k - first_owned);
+        c->ij[cj][0] = (int)i;
+        c->ij[cj][1] = j;
+        c->key[cj][0] = sid[i];
+        c->key[cj][1] = sid[j];
+        c->rsum[cj] = s->radius[i] + s->radius[j];
+        codes[k] = (int)cj;
+      } else { /* j owns it: i's place among j's partners of higher id */
+        size_t j_owned = start[j + 1] - (range[j + 1] - range[j]);
+        size_t at = lower_bound(list, j_owned, start[j + 1], sid, sid[i]);
+        codes[k] = ~(int)(range[j] + (at - j_owned));
+      }
+    }
+    merge_owner(c, (size_t)i);
+  }
+  return DEM_OK;
+}
+
+int dem_walls_near(const struct dem_walls *wl, const double x[3], double reach,
+                   int out[DEM_N_WALLS]) {
+  int m = 0;
+  for (int k = 0; k < 3; k++) {
+    if (x[k] - wl->lo[k] < reach)
+      out[m++] = 2 * k;
+    if (wl->hi[k] - x[k] < reach)
+      out[m++] = 2 * k + 1;
+  }
+  return m;
+}
+
+dem_status dem_contacts_build_walls(struct dem_sim *sim,
+                                    const unsigned char *use) {
+  const struct dem_spheres *s = &sim->s;
+  const struct dem_walls *wl = &sim->walls;
+  struct dem_contact_list *c = &sim->wall_contacts;
+  const long n = (long)s->n;
+  const double skin = sim->nb.skin;
+  size_t *range = c->old_start; /* counts, before retire swaps them in */
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    int w[DEM_N_WALLS];
+    range[i + 1] =
+        wl->enabled && (!use || use[i])
+            ? (size_t)dem_walls_near(wl, s->x[i], s->radius[i] + skin, w)
+            : 0;
+  }
+  /* retire() makes old_start the current ranges and these the new ones:
+   * the counts must survive it, so they were written to old_start. */
+  size_t total = 0;
+  for (long i = 0; i < n; i++)
+    total += range[i + 1];
+  dem_status st = retire(sim, DEM_ITEM_WALL_CONTACTS, total);
+  if (st)
+    return st;
+  range = c->start;
+  c->n = prefix(range, s->n);
+#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
+  for (long i = 0; i < n; i++) {
+    int w[DEM_N_WALLS];
+    if (range[i + 1] == range[i])
+      continue;
+    dem_walls_near(wl, s->x[i], s->radius[i] + skin, w);
+    for (size_t k = range[i]; k < range[i + 1]; k++) {
+      int wall = w[k - range[i]];
+      c->ij[k][0] = (int)i;
+      c->ij[k][1] = wall;
+      c->key[k][0] = s->id[i];
+      c->key[k][1] = (uint64_t)wall;
+      c->rsum[k] = s->radius[i];
+    }
+    merge_owner(c, (size_t)i);
+  }
+  return DEM_OK;
+}
+
+/* Moves one list's contacts with their owners (order[new] = old). */
+static dem_status follow_list(struct dem_sim *sim, enum dem_item item,
+                              const size_t *order) {
+  struct dem_contact_list *c = list_of(sim, item);
+  const size_t ns = sim->s.n, n = c->n;
+  size_t *corder = malloc((n ? n : 1) * sizeof *corder);
+  void *buf = malloc((n ? n : 1) * dem_fields_max_item_bytes(sim, item));
+  size_t *start = c->old_start; /* free until the next build */
+  if (!corder || !buf) {
+    free(corder), free(buf);
+    return dem_fail(DEM_ERR_NOMEM, "out of memory sorting %zu contacts", n);
+  }
+  start[0] = 0;
+  for (size_t k = 0; k < ns; k++) {
+    size_t a = c->start[order[k]], b = c->start[order[k] + 1];
+    for (size_t m = a; m < b; m++)
+      corder[start[k] + (m - a)] = m;
+    start[k + 1] = start[k] + (b - a);
+  }
+  dem_fields_permute(sim, item, n, corder, buf);
+  SWAP(size_t *, c->start, c->old_start);
+  free(corder), free(buf);
+  return DEM_OK;
+}
+
+dem_status dem_contacts_follow(struct dem_sim *sim, const size_t *order) {
+  dem_status st = follow_list(sim, DEM_ITEM_PAIRS, order);
+  if (!st)
+    st = follow_list(sim, DEM_ITEM_WALL_CONTACTS, order);
+  return st;
+}
+
+dem_status dem_contacts_adopt(struct dem_sim *sim, enum dem_item item,
+                              const uint64_t (*key)[2], const double *state,
+                              size_t n) {
+  struct dem_contact_list *c = list_of(sim, item);
+  const struct dem_spheres *s = &sim->s;
+  const size_t w = (size_t)c->state_width, ns = s->n;
+  const uint64_t partners = item == DEM_ITEM_PAIRS ? ns : DEM_N_WALLS;
+  for (size_t k = 0; k < n; k++) {
+    int ascending = k == 0 || key[k - 1][0] < key[k][0] ||
+                    (key[k - 1][0] == key[k][0] && key[k - 1][1] < key[k][1]);
+    if (key[k][0] >= ns || key[k][1] >= partners || !ascending ||
+        (item == DEM_ITEM_PAIRS && key[k][1] <= key[k][0]))
+      return dem_fail(DEM_ERR_USAGE,
+                      "contact %zu (%llu, %llu): not a contact of this "
+                      "system, or out of order",
+                      k, (unsigned long long)key[k][0],
+                      (unsigned long long)key[k][1]);
+  }
+  /* The adopted contacts as the merge's source, grouped by owner place. */
+  if (n > c->cap) {
+    return dem_fail(DEM_ERR_USAGE,
+                    "%zu contacts given, but the lists hold %zu: they were "
+                    "not rebuilt as the file's run had them",
+                    n, c->n);
+  }
+  memset(c->old_start, 0, (ns + 1) * sizeof *c->old_start);
+  for (size_t k = 0; k < n; k++)
+    c->old_start[s->index_of[key[k][0]] + 1]++;
+  prefix(c->old_start, ns);
+  size_t *fill = malloc((ns ? ns : 1) * sizeof *fill);
+  if (!fill)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  memcpy(fill, c->old_start, ns * sizeof *fill);
+  for (size_t k = 0; k < n; k++) {
+    size_t at = fill[s->index_of[key[k][0]]]++;
+    memcpy(c->old_key[at], key[k], sizeof *key);
+    if (w)
+      memcpy(c->old_state + at * w, state + k * w, w * sizeof *state);
+  }
+  free(fill);
+  c->n_old = n;
+  /* Every adopted key must be a contact now: count the matches. */
+  size_t matched = 0;
+  for (size_t i = 0; i < ns; i++) {
+    size_t o = c->old_start[i];
+    for (size_t k = c->start[i]; k < c->start[i + 1]; k++) {
+      while (o < c->old_start[i + 1] && c->old_key[o][1] < c->key[k][1])
+        o++;
+      matched += o < c->old_start[i + 1] && c->old_key[o][1] == c->key[k][1];
+    }
+    merge_owner(c, i);
+  }
+  if (matched != n)
+    return dem_fail(DEM_ERR_USAGE,
+                    "%zu of %zu stored contacts are not in the rebuilt "
+                    "neighbour lists",
+                    n - matched, n);
+  return DEM_OK;
+}
+
+void dem_contacts_rows(const struct dem_sim *sim, enum dem_item item,
+                       size_t *rows) {
+  const struct dem_contact_list *c =
+      item == DEM_ITEM_PAIRS ? &sim->pairs : &sim->wall_contacts;
+  size_t r = 0;
+  for (size_t id = 0; id < sim->s.n; id++) {
+    size_t i = sim->s.index_of[id];
+    for (size_t k = c->start[i]; k < c->start[i + 1]; k++)
+      rows[r++] = k;
+  }
+}

@@ -1,0 +1,54 @@
+/* Contacts with identity: building the contact lists at each neighbour
+ * build, and carrying every contact's history by its key across rebuilds,
+ * spatial re-sorts and restarts. */
+#ifndef DEM_CONTACTS_H
+#define DEM_CONTACTS_H
+
+#include "sim/fields.h"
+#include "sim/sim.h"
+
+/* Rebuilds the pair contacts from full neighbour lists: start (n_spheres
+ * + 1) and list (sphere indices, each sphere's in ascending partner id).
+ * Each pair becomes one contact owned by its lower-id sphere; a pair
+ * that was a contact before keeps its history, a new one starts from
+ * zero, and one that left the lists is dropped. Writes into `codes`
+ * (beside list) each entry's code: c for the contact the sphere owns, ~c
+ * for the one its partner owns. */
+dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
+                                    const int *list, int *codes);
+
+/* Rebuilds the wall contacts: every sphere (with use[i] set, if use is
+ * given) within its radius + skin of a wall, one contact per wall,
+ * keeping the history of those that were contacts before. */
+dem_status dem_contacts_build_walls(struct dem_sim *sim,
+                                    const unsigned char *use);
+
+/* The walls (numbers, ascending) a sphere at x is within `reach` of;
+ * returns how many. */
+int dem_walls_near(const struct dem_walls *wl, const double x[3], double reach,
+                   int out[DEM_N_WALLS]);
+
+/* Carries both lists along when the spheres are renumbered (order[new] =
+ * old): each owner's contacts move with it. The lists must be rebuilt
+ * before they are evaluated again (partner places are stale). */
+dem_status dem_contacts_follow(struct dem_sim *sim, const size_t *order);
+
+/* Gives the contacts of `item` the histories in (key, state) (n rows, in
+ * ascending key, as a snapshot holds them): each must be a contact of the
+ * current lists. For a restart, after the lists were rebuilt as the run
+ * that wrote the file had them. */
+dem_status dem_contacts_adopt(struct dem_sim *sim, enum dem_item item,
+                              const uint64_t (*key)[2], const double *state,
+                              size_t n);
+
+/* The contacts of `item` in ascending key: rows[k] is the k-th (as output
+ * rows, independent of the spheres' current order). */
+void dem_contacts_rows(const struct dem_sim *sim, enum dem_item item,
+                       size_t *rows);
+
+/* Sets the model's history width and whether it makes torques, and
+ * allocates both lists for `capacity` contacts. */
+dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
+                             int has_torque);
+
+#endif

@@ -1,0 +1,231 @@
+/* The field table and the allocation, release and permutation that walk
+ * it. */
+#include "sim/fields.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BODY(member) DEM_ITEM_BODIES, offsetof(struct dem_bodies, member)
+#define SPHERE(member) DEM_ITEM_SPHERES, offsetof(struct dem_spheres, member)
+#define PAIR(member) DEM_ITEM_PAIRS, offsetof(struct dem_contact_list, member)
+#define WALL(member)                                                           \
+  DEM_ITEM_WALL_CONTACTS, offsetof(struct dem_contact_list, member)
+
+#define F64 DEM_FIELD_F64
+#define I32 DEM_FIELD_I32
+#define I64 DEM_FIELD_I64
+#define ORDER DEM_FIELD_ORDER
+#define OUT DEM_FIELD_OUTPUT
+#define RESTART DEM_FIELD_RESTART
+#define CHECK DEM_FIELD_CHECK
+#define XDMF DEM_FIELD_XDMF
+
+/* Rows go out in id order (bodies, spheres) or key order (contacts), so
+ * no file depends on the order the arrays happen to be in. */
+const struct dem_field dem_fields[] = {
+    /* name, path, item + offset, type, width, flags, unit, description */
+    {"x", "bodies/position", BODY(x), F64, 3, ORDER | RESTART, "m",
+     "centre of mass, lab frame"},
+    {"v_sync", "bodies/velocity", BODY(v_sync), F64, 3, OUT, "m/s",
+     "velocity at the snapshot's time, lab frame"},
+    {"q", "bodies/orientation", BODY(q), F64, 4, ORDER | RESTART, "1",
+     "orientation quaternion (w, x, y, z), principal frame to lab"},
+    {"w_sync", "bodies/angular_velocity", BODY(w_sync), F64, 3, OUT, "rad/s",
+     "angular velocity at the snapshot's time, body principal frame"},
+    {"mass", "bodies/mass", BODY(mass), F64, 1, ORDER | CHECK, "kg", "mass"},
+    {"inertia", "bodies/inertia", BODY(inertia), F64, 3, ORDER | CHECK,
+     "kg m^2", "principal moments of inertia"},
+    {"shape", "bodies/shape", BODY(shape), I32, 1, ORDER | CHECK, "1",
+     "shape number, in the order of the config's shapes"},
+    {"v", "state/velocity", BODY(v), F64, 3, ORDER | RESTART, "m/s",
+     "velocity as the scheme holds it (half a step behind for leapfrog)"},
+    {"w", "state/angular_velocity", BODY(w), F64, 3, ORDER | RESTART, "rad/s",
+     "angular velocity as the scheme holds it, body principal frame"},
+    {"rot_aux", "state/rot_aux", BODY(rot_aux), F64, DEM_ROT_AUX,
+     ORDER | RESTART, "1", "the rotation integrator's own per-body state"},
+    {"force", "state/force", BODY(force), F64, 3, ORDER | RESTART, "N",
+     "total force at the last evaluation, lab frame"},
+    {"torque", "state/torque", BODY(torque), F64, 3, ORDER | RESTART, "N m",
+     "total torque about the centre of mass at the last evaluation, lab "
+     "frame"},
+    {"x_build", "state/body_x_build", BODY(x_build), F64, 3, ORDER | RESTART,
+     "m", "centre of mass at the last neighbour build"},
+    {"v_contact", NULL, BODY(v_contact), F64, 3, ORDER, "m/s",
+     "velocity at the time forces are evaluated, lab frame"},
+    {"w_contact", NULL, BODY(w_contact), F64, 3, ORDER, "rad/s",
+     "angular velocity at the time forces are evaluated, lab frame"},
+    {"id", NULL, BODY(id), I64, 1, ORDER, "1", "number in the input"},
+    {"index_of", NULL, BODY(index_of), I64, 1, 0, "1", "place of each id"},
+    {"first_member", NULL, BODY(first_member), I64, 1, DEM_FIELD_PLUS_ONE, "1",
+     "first member sphere"},
+
+    {"x", "spheres/position", SPHERE(x), F64, 3, ORDER | OUT, "m",
+     "centre, lab frame"},
+    {"radius", "spheres/radius", SPHERE(radius), F64, 1, ORDER | CHECK | XDMF,
+     "m", "radius"},
+    {"body", "spheres/body", SPHERE(body), I32, 1,
+     ORDER | CHECK | XDMF | DEM_FIELD_BODY_INDEX, "1", "body number"},
+    {"member", "state/sphere_member", SPHERE(member), I64, 1, ORDER | CHECK,
+     "1", "place among its shape's spheres"},
+    {"x_build", "state/sphere_x_build", SPHERE(x_build), F64, 3,
+     ORDER | RESTART, "m", "centre at the last neighbour build"},
+    {"offset", NULL, SPHERE(offset), F64, 3, ORDER, "m",
+     "centre in the body principal frame"},
+    {"force", NULL, SPHERE(force), F64, 3, ORDER, "N",
+     "contact forces being gathered, lab frame"},
+    {"torque", NULL, SPHERE(torque), F64, 3, ORDER, "N m",
+     "contact torques about the centre being gathered, lab frame"},
+    {"material", NULL, SPHERE(material), I32, 1, ORDER, "1", "material"},
+    {"id", NULL, SPHERE(id), I64, 1, ORDER, "1", "number in the input"},
+    {"index_of", NULL, SPHERE(index_of), I64, 1, 0, "1", "place of each id"},
+
+    {"key", "contacts/spheres", PAIR(key), I64, 2, ORDER | RESTART, "1",
+     "the two spheres' numbers, lower first"},
+    {"state", "contacts/history", PAIR(state), F64, DEM_WIDTH_STATE,
+     ORDER | RESTART, "1", "the contact model's history (see its doc)"},
+    {"force", "contacts/force", PAIR(force), F64, 3, ORDER | OUT, "N",
+     "force on the first sphere at the last evaluation, lab frame"},
+    {"torque", NULL, PAIR(torque), F64, DEM_WIDTH_TORQUE, ORDER, "N m",
+     "torques on the two spheres about their centres, lab frame"},
+    {"ij", NULL, PAIR(ij), I32, 2, ORDER, "1", "the two spheres' places now"},
+    {"rsum", NULL, PAIR(rsum), F64, 1, ORDER, "m", "sum of the radii"},
+
+    {"key", "wall_contacts/sphere_wall", WALL(key), I64, 2, ORDER | RESTART,
+     "1", "sphere number and wall (2 axis + side: 0 x min, 1 x max, ...)"},
+    {"state", "wall_contacts/history", WALL(state), F64, DEM_WIDTH_STATE,
+     ORDER | RESTART, "1", "the contact model's history (see its doc)"},
+    {"force", "wall_contacts/force", WALL(force), F64, 3, ORDER | OUT, "N",
+     "force on the sphere at the last evaluation, lab frame"},
+    {"torque", NULL, WALL(torque), F64, DEM_WIDTH_TORQUE, ORDER, "N m",
+     "torque on the sphere about its centre, lab frame (first three)"},
+    {"ij", NULL, WALL(ij), I32, 2, ORDER, "1", "the sphere's place and wall"},
+    {"rsum", NULL, WALL(rsum), F64, 1, ORDER, "m", "the sphere's radius"},
+    {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};
+
+static void *item_base(struct dem_sim *sim, enum dem_item item) {
+  switch (item) {
+  case DEM_ITEM_BODIES:
+    return &sim->b;
+  case DEM_ITEM_SPHERES:
+    return &sim->s;
+  case DEM_ITEM_PAIRS:
+    return &sim->pairs;
+  default:
+    return &sim->wall_contacts;
+  }
+}
+
+static const struct dem_contact_list *list_of(const struct dem_sim *sim,
+                                              enum dem_item item) {
+  return item == DEM_ITEM_PAIRS ? &sim->pairs : &sim->wall_contacts;
+}
+
+int dem_field_width(const struct dem_sim *sim, const struct dem_field *f) {
+  if (f->width == DEM_WIDTH_STATE)
+    return list_of(sim, f->item)->state_width;
+  if (f->width == DEM_WIDTH_TORQUE)
+    return list_of(sim, f->item)->has_torque ? 6 : 0;
+  return f->width;
+}
+
+size_t dem_field_type_size(enum dem_field_type t) {
+  return t == DEM_FIELD_F64   ? sizeof(double)
+         : t == DEM_FIELD_I32 ? sizeof(int)
+                              : sizeof(size_t);
+}
+
+void **dem_field_slot(struct dem_sim *sim, const struct dem_field *f) {
+  return (void **)((char *)item_base(sim, f->item) + f->offset);
+}
+
+size_t dem_item_count(const struct dem_sim *sim, enum dem_item item) {
+  switch (item) {
+  case DEM_ITEM_BODIES:
+    return sim->b.n;
+  case DEM_ITEM_SPHERES:
+    return sim->s.n;
+  default:
+    return list_of(sim, item)->n;
+  }
+}
+
+static size_t item_bytes(const struct dem_sim *sim, const struct dem_field *f) {
+  return (size_t)dem_field_width(sim, f) * dem_field_type_size(f->type);
+}
+
+dem_status dem_fields_alloc(struct dem_sim *sim, enum dem_item item, size_t n,
+                            size_t keep) {
+  for (const struct dem_field *f = dem_fields; f->name; f++) {
+    if (f->item != item)
+      continue;
+    size_t bytes = item_bytes(sim, f);
+    void **slot = dem_field_slot(sim, f);
+    if (bytes == 0) { /* a width this run does not use */
+      free(*slot);
+      *slot = NULL;
+      continue;
+    }
+    size_t count = n + ((f->flags & DEM_FIELD_PLUS_ONE) ? 1 : 0);
+    void *p = calloc(count ? count : 1, bytes);
+    if (!p)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu items (%s)", n,
+                      f->name);
+    if (keep && *slot)
+      memcpy(p, *slot, (keep < count ? keep : count) * bytes);
+    free(*slot);
+    *slot = p;
+  }
+  return DEM_OK;
+}
+
+void dem_fields_release(struct dem_sim *sim, enum dem_item item) {
+  for (const struct dem_field *f = dem_fields; f->name; f++) {
+    if (f->item != item)
+      continue;
+    void **slot = dem_field_slot(sim, f);
+    free(*slot);
+    *slot = NULL;
+  }
+}
+
+size_t dem_fields_max_item_bytes(const struct dem_sim *sim,
+                                 enum dem_item item) {
+  size_t most = 0;
+  for (const struct dem_field *f = dem_fields; f->name; f++)
+    if (f->item == item && (f->flags & DEM_FIELD_ORDER) &&
+        item_bytes(sim, f) > most)
+      most = item_bytes(sim, f);
+  return most;
+}
+
+size_t dem_fields_bytes(const struct dem_sim *sim, enum dem_item item,
+                        size_t n) {
+  size_t bytes = 0;
+  for (const struct dem_field *f = dem_fields; f->name; f++)
+    if (f->item == item)
+      bytes +=
+          item_bytes(sim, f) * (n + ((f->flags & DEM_FIELD_PLUS_ONE) ? 1 : 0));
+  return bytes;
+}
+
+/* a[k] = a[order[k]] for k < n, items of `size` bytes, through buf. */
+static void permute(void *a, size_t size, size_t n, const size_t *order,
+                    void *buf) {
+  const char *src = a;
+  char *tmp = buf;
+  long nn = (long)n;
+#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
+  for (long k = 0; k < nn; k++)
+    memcpy(tmp + (size_t)k * size, src + order[k] * size, size);
+  memcpy(a, buf, n * size);
+}
+
+void dem_fields_permute(struct dem_sim *sim, enum dem_item item, size_t n,
+                        const size_t *order, void *buf) {
+  for (const struct dem_field *f = dem_fields; f->name; f++) {
+    size_t bytes = item_bytes(sim, f);
+    void *a = *dem_field_slot(sim, f);
+    if (f->item == item && (f->flags & DEM_FIELD_ORDER) && bytes && a)
+      permute(a, bytes, n, order, buf);
+  }
+}
