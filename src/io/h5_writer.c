@@ -12,26 +12,13 @@
 
 #include <hdf5.h>
 
-#include "io/h5_util.h"
-#include "io/xdmf.h"
+#include "io/h5_writer.h"
 
 #ifndef DEM_VERSION_STRING
 #define DEM_VERSION_STRING "unknown"
 #endif
 
-enum { ENERGY_COLUMNS = DEM_H5U_ENERGY_N, ENERGY_CHUNK = 1024 };
-
-struct dem_h5_writer {
-  hid_t file, snapshots;
-  hid_t energy[ENERGY_COLUMNS];
-  hsize_t energy_rows;
-  char *path, *xmf_path;
-  const char *h5_name; /* basename of path, as the sidecar refers to it */
-  size_t n_snapshots;
-  struct dem_xdmf_text xdmf;                   /* the sidecar's grids so far */
-  const struct dem_xdmf_attribute *xdmf_attrs; /* the run's, not owned */
-  size_t n_xdmf;
-};
+enum { ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS, ENERGY_CHUNK = 1024 };
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -113,7 +100,7 @@ static hid_t writer_fcpl(void) {
 
 /* A group that keeps its links in its object header (new-style, compact):
  * nothing else to rewrite when it changes. */
-static hid_t create_compact_group(hid_t loc, const char *name) {
+hid_t dem_h5w_compact_group(hid_t loc, const char *name) {
   hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
   if (gcpl < 0)
     return -1;
@@ -124,8 +111,8 @@ static hid_t create_compact_group(hid_t loc, const char *name) {
   return g;
 }
 
-static herr_t write_attr(hid_t loc, const char *name, hid_t file_type,
-                         hid_t mem_type, const void *value) {
+herr_t dem_h5w_attr(hid_t loc, const char *name, hid_t file_type,
+                    hid_t mem_type, const void *value) {
   hid_t space = H5Screate(H5S_SCALAR), attr;
   herr_t rc = -1;
   if (space < 0)
@@ -140,22 +127,21 @@ static herr_t write_attr(hid_t loc, const char *name, hid_t file_type,
   return rc;
 }
 
-static herr_t write_string_attr(hid_t loc, const char *name,
-                                const char *value) {
+herr_t dem_h5w_string_attr(hid_t loc, const char *name, const char *value) {
   hid_t t = dem_h5u_string_type();
   herr_t rc;
   if (t < 0)
     return -1;
-  rc = write_attr(loc, name, t, t, &value);
+  rc = dem_h5w_attr(loc, name, t, t, &value);
   H5Tclose(t);
   return rc;
 }
 
 /* The "unit" and "description" attributes of a dataset (when given). */
-static herr_t write_doc(hid_t ds, const char *unit, const char *description) {
-  if (unit && write_string_attr(ds, "unit", unit) < 0)
+herr_t dem_h5w_doc(hid_t ds, const char *unit, const char *description) {
+  if (unit && dem_h5w_string_attr(ds, "unit", unit) < 0)
     return -1;
-  if (description && write_string_attr(ds, "description", description) < 0)
+  if (description && dem_h5w_string_attr(ds, "description", description) < 0)
     return -1;
   return 0;
 }
@@ -183,7 +169,7 @@ static herr_t write_config(hid_t file, const char *text) {
 /* /energy with its empty, chunked, extendible columns (kept open). */
 static herr_t create_energy(struct dem_h5_writer *w) {
   hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
-  hid_t g = create_compact_group(w->file, "energy");
+  hid_t g = dem_h5w_compact_group(w->file, "energy");
   hid_t space = -1, dcpl = -1;
   herr_t rc = -1;
   if (g < 0)
@@ -204,7 +190,7 @@ static herr_t create_energy(struct dem_h5_writer *w) {
     w->energy[c] =
         H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (w->energy[c] < 0 ||
-        write_doc(w->energy[c], col->unit, col->description) < 0)
+        dem_h5w_doc(w->energy[c], col->unit, col->description) < 0)
       goto done;
   }
   rc = 0;
@@ -223,10 +209,10 @@ static herr_t write_header(struct dem_h5_writer *w,
   const char *version = info->version ? info->version : DEM_VERSION_STRING;
   const char *scheme = info->scheme ? info->scheme : "";
   const char *config = info->config_text ? info->config_text : "";
-  if (write_string_attr(w->file, "dem_version", version) < 0 ||
-      write_attr(w->file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                 &info->time_step) < 0 ||
-      write_string_attr(w->file, "scheme", scheme) < 0 ||
+  if (dem_h5w_string_attr(w->file, "dem_version", version) < 0 ||
+      dem_h5w_attr(w->file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                   &info->time_step) < 0 ||
+      dem_h5w_string_attr(w->file, "scheme", scheme) < 0 ||
       write_config(w->file, config) < 0 || create_energy(w) < 0)
     return -1;
   {
@@ -451,253 +437,6 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
   return DEM_OK;
 }
 
-static hid_t file_type_of(enum dem_h5_type t) {
-  return t == DEM_H5_F64   ? H5T_IEEE_F64LE
-         : t == DEM_H5_I32 ? H5T_STD_I32LE
-                           : H5T_STD_I64LE;
-}
-
-static hid_t mem_type_of(enum dem_h5_type t) {
-  return t == DEM_H5_F64   ? H5T_NATIVE_DOUBLE
-         : t == DEM_H5_I32 ? H5T_NATIVE_INT
-                           : H5T_NATIVE_INT64;
-}
-
-static size_t type_size(enum dem_h5_type t) {
-  return t == DEM_H5_F64   ? sizeof(double)
-         : t == DEM_H5_I32 ? sizeof(int)
-                           : sizeof(int64_t);
-}
-
-/* One column as dataset `name` of group g. */
-static herr_t write_column(hid_t g, const char *name,
-                           const struct dem_h5_column *f) {
-  hsize_t dims[2] = {f->rows, f->cols};
-  herr_t rc = -1;
-  const void *data = f->data;
-  void *gathered = NULL;
-  if (f->order && f->rows) {
-    size_t item = (f->cols ? f->cols : 1) * type_size(f->type);
-    if (!(gathered = malloc(f->rows * item)))
-      return -1;
-    for (size_t k = 0; k < f->rows; k++)
-      memcpy((char *)gathered + k * item,
-             (const char *)f->data + f->order[k] * item, item);
-    data = gathered;
-  }
-  hid_t space = H5Screate_simple(f->cols ? 2 : 1, dims, NULL), ds;
-  if (space < 0) {
-    free(gathered);
-    return -1;
-  }
-  ds = H5Dcreate2(g, name, file_type_of(f->type), space, H5P_DEFAULT,
-                  H5P_DEFAULT, H5P_DEFAULT);
-  if (ds >= 0) {
-    rc = write_doc(ds, f->unit, f->description);
-    if (rc >= 0 && f->rows)
-      rc = H5Dwrite(ds, mem_type_of(f->type), H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    data);
-    if (H5Dclose(ds) < 0)
-      rc = -1;
-  }
-  H5Sclose(space);
-  free(gathered);
-  return rc;
-}
-
-/* The group of a column path ("bodies" of "bodies/mass"), opened or made
- * in g; *name is set to the part after it. */
-static hid_t column_group(hid_t g, const char *path, const char **name) {
-  const char *slash = strchr(path, '/');
-  char group[64];
-  if (!slash || (size_t)(slash - path) >= sizeof group)
-    return -1;
-  snprintf(group, sizeof group, "%.*s", (int)(slash - path), path);
-  *name = slash + 1;
-  if (H5Lexists(g, group, H5P_DEFAULT) > 0)
-    return H5Gopen2(g, group, H5P_DEFAULT);
-  return create_compact_group(g, group);
-}
-
-/* Writes the snapshot into an anonymous group g. */
-static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
-  int64_t step = s->step;
-  herr_t rc = 0;
-  if (write_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time) < 0 ||
-      write_attr(g, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) < 0)
-    return -1;
-  for (size_t i = 0; i < s->n_columns && rc >= 0; i++) {
-    const char *name;
-    hid_t sub = column_group(g, s->columns[i].path, &name);
-    if (sub < 0)
-      return -1;
-    rc = write_column(sub, name, &s->columns[i]);
-    if (H5Gclose(sub) < 0)
-      rc = -1;
-  }
-  return rc;
-}
-
-/* Counts snapshot s and adds it to the sidecar's grids. */
-static dem_status add_frame(struct dem_h5_writer *w,
-                            const struct dem_snapshot *s) {
-  struct dem_xdmf_frame frame = {w->n_snapshots, s->time, s->n_spheres};
-  dem_status st =
-      dem_xdmf_append(&w->xdmf, w->h5_name, &frame, w->xdmf_attrs, w->n_xdmf);
-  if (st == DEM_OK)
-    w->n_snapshots++;
-  return st;
-}
-
-/* The sidecar's connectivity for m spheres, /xdmf/polyvertex_M = 0..m-1
- * (ParaView draws points only as cells): when missing, created unlinked
- * in *vertex for the caller to link at `name` with the snapshot. */
-static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
-                                 hid_t *vertex, char *name, size_t size) {
-  hsize_t dims = m;
-  hid_t space;
-  int *index;
-  htri_t exists;
-  herr_t rc = -1;
-  *vertex = -1;
-  snprintf(name, size, "xdmf/polyvertex_%zu", m);
-  if (m == 0)
-    return 0;
-  exists = H5Lexists(w->file, "xdmf", H5P_DEFAULT);
-  if (exists > 0)
-    exists = H5Lexists(w->file, name, H5P_DEFAULT);
-  if (exists != 0)
-    return exists > 0 ? 0 : -1;
-  index = malloc(m * sizeof *index);
-  space = H5Screate_simple(1, &dims, NULL);
-  if (index && space >= 0) {
-    for (size_t i = 0; i < m; i++)
-      index[i] = (int)i;
-    *vertex =
-        H5Dcreate_anon(w->file, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (*vertex >= 0)
-      rc = H5Dwrite(*vertex, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    index);
-  }
-  if (space >= 0)
-    H5Sclose(space);
-  free(index);
-  return rc;
-}
-
-/* Links a dataset made by polyvertex_prepare (creating /xdmf if needed). */
-static herr_t polyvertex_link(struct dem_h5_writer *w, hid_t vertex,
-                              const char *name) {
-  if (H5Lexists(w->file, "xdmf", H5P_DEFAULT) <= 0) {
-    hid_t g = create_compact_group(w->file, "xdmf");
-    if (g < 0)
-      return -1;
-    H5Gclose(g);
-  }
-  return H5Olink(vertex, w->file, name, H5P_DEFAULT, H5P_DEFAULT);
-}
-
-dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
-                                 const struct dem_snapshot *s) {
-  size_t index;
-  char name[32], what[64], vertex_name[64];
-  hid_t g, vertex = -1;
-  herr_t rc;
-  dem_status st;
-
-  dem_h5u_quiet();
-  if (!w || !s)
-    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_snapshot_write: no writer");
-  index = w->n_snapshots;
-  for (size_t i = 0; i < s->n_columns; i++)
-    if (s->columns[i].rows && !s->columns[i].data)
-      return dem_fail(DEM_ERR_INTERNAL, "%s: snapshot %zu: no data for %s",
-                      w->path, index, s->columns[i].path);
-  snprintf(name, sizeof name, "%06zu", index);
-  snprintf(what, sizeof what, "cannot write snapshot %s", name);
-  /* Built unlinked and linked once complete: a reader never sees half. */
-  g = create_compact_group(w->file, NULL);
-  if (g < 0)
-    return dem_h5u_fail(w->path, what);
-  rc = write_snapshot_group(g, s);
-  if (rc >= 0)
-    rc = polyvertex_prepare(w, s->n_spheres, &vertex, vertex_name,
-                            sizeof vertex_name);
-  if (rc >= 0)
-    rc = H5Fflush(w->file, H5F_SCOPE_GLOBAL);
-  if (rc >= 0 && vertex >= 0)
-    rc = polyvertex_link(w, vertex, vertex_name);
-  if (rc >= 0)
-    rc = H5Olink(g, w->snapshots, name, H5P_DEFAULT, H5P_DEFAULT);
-  if (rc < 0) {
-    st = dem_h5u_fail(w->path, what);
-    if (vertex >= 0)
-      H5Dclose(vertex);
-    H5Gclose(g);
-    return st;
-  }
-  if ((vertex >= 0 && H5Dclose(vertex) < 0) || H5Gclose(g) < 0 ||
-      H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
-    return dem_h5u_fail(w->path, what);
-  st = add_frame(w, s);
-  if (st != DEM_OK)
-    return st;
-  return dem_xdmf_write(w->xmf_path, &w->xdmf);
-}
-
-/* Rebuilds the sidecar's frame list from /snapshots/000000.. (each
- * group's time attribute and sphere count); the names must run without
- * gaps. */
-static dem_status load_frames(struct dem_h5_writer *w) {
-  H5G_info_t info;
-  if (H5Gget_info(w->snapshots, &info) < 0)
-    return dem_h5u_fail(w->path, "cannot list /snapshots");
-  for (hsize_t i = 0; i < info.nlinks; i++) {
-    char name[32];
-    hid_t g, a, ds, sp;
-    hsize_t dims[2] = {0, 0};
-    struct dem_snapshot s;
-    herr_t rc = -1;
-    snprintf(name, sizeof name, "%06zu", (size_t)i);
-    if (H5Lexists(w->snapshots, name, H5P_DEFAULT) <= 0)
-      return dem_fail(DEM_ERR_IO,
-                      "%s: snapshots are not numbered 000000 to %06zu "
-                      "without gaps (no %s)",
-                      w->path, (size_t)info.nlinks - 1, name);
-    memset(&s, 0, sizeof s);
-    g = H5Gopen2(w->snapshots, name, H5P_DEFAULT);
-    if (g >= 0) {
-      a = H5Aopen(g, "time", H5P_DEFAULT);
-      if (a >= 0) {
-        rc = H5Aread(a, H5T_NATIVE_DOUBLE, &s.time);
-        H5Aclose(a);
-      }
-      ds = rc >= 0 ? H5Dopen2(g, "spheres/radius", H5P_DEFAULT) : -1;
-      rc = -1;
-      if (ds >= 0) {
-        sp = H5Dget_space(ds);
-        if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
-            H5Sget_simple_extent_dims(sp, dims, NULL) == 1)
-          rc = 0;
-        if (sp >= 0)
-          H5Sclose(sp);
-        H5Dclose(ds);
-      }
-      H5Gclose(g);
-    }
-    if (rc < 0)
-      return dem_fail(DEM_ERR_IO,
-                      "%s: snapshot %s: cannot read its time or "
-                      "spheres/radius",
-                      w->path, name);
-    s.n_spheres = (size_t)dims[0];
-    dem_status st = add_frame(w, &s);
-    if (st != DEM_OK)
-      return st;
-  }
-  return DEM_OK;
-}
-
 /* Opens the /energy columns and drops the rows after last_step. */
 static dem_status open_energy(struct dem_h5_writer *w, long last_step) {
   hsize_t n = 0, keep;
@@ -755,10 +494,10 @@ static herr_t rewrite_header(hid_t file, const struct dem_h5_run_info *info) {
   const char *version = info->version ? info->version : DEM_VERSION_STRING;
   const char *scheme = info->scheme ? info->scheme : "";
   const char *config = info->config_text ? info->config_text : "";
-  if (write_string_attr(file, "dem_version", version) < 0 ||
-      write_attr(file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                 &info->time_step) < 0 ||
-      write_string_attr(file, "scheme", scheme) < 0 ||
+  if (dem_h5w_string_attr(file, "dem_version", version) < 0 ||
+      dem_h5w_attr(file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                   &info->time_step) < 0 ||
+      dem_h5w_string_attr(file, "scheme", scheme) < 0 ||
       write_config(file, config) < 0)
     return -1;
   return 0;
@@ -814,7 +553,8 @@ dem_status dem_h5_open_append(const char *path, long last_step,
         dem_fail(DEM_ERR_IO, "%s: not a dem output file (no /snapshots)", path);
     goto fail;
   }
-  if ((st = load_frames(w)) != DEM_OK || (st = open_energy(w, last_step)))
+  if ((st = dem_h5w_load_frames(w)) != DEM_OK ||
+      (st = open_energy(w, last_step)))
     goto fail;
   if (rewrite_header(w->file, info) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {

@@ -1,0 +1,256 @@
+/* HDF5 snapshots: the columns of one snapshot group, written unlinked and
+ * linked once complete, and the XDMF sidecar's frames. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5_writer.h"
+
+static hid_t file_type_of(enum dem_h5_type t) {
+  return t == DEM_H5_F64   ? H5T_IEEE_F64LE
+         : t == DEM_H5_I32 ? H5T_STD_I32LE
+                           : H5T_STD_I64LE;
+}
+
+static hid_t mem_type_of(enum dem_h5_type t) {
+  return t == DEM_H5_F64   ? H5T_NATIVE_DOUBLE
+         : t == DEM_H5_I32 ? H5T_NATIVE_INT
+                           : H5T_NATIVE_INT64;
+}
+
+static size_t type_size(enum dem_h5_type t) {
+  return t == DEM_H5_F64   ? sizeof(double)
+         : t == DEM_H5_I32 ? sizeof(int)
+                           : sizeof(int64_t);
+}
+
+/* One column as dataset `name` of group g. */
+static herr_t write_column(hid_t g, const char *name,
+                           const struct dem_h5_column *f) {
+  hsize_t dims[2] = {f->rows, f->cols};
+  herr_t rc = -1;
+  const void *data = f->data;
+  void *gathered = NULL;
+  if (f->order && f->rows) {
+    size_t item = (f->cols ? f->cols : 1) * type_size(f->type);
+    if (!(gathered = malloc(f->rows * item)))
+      return -1;
+    for (size_t k = 0; k < f->rows; k++)
+      memcpy((char *)gathered + k * item,
+             (const char *)f->data + f->order[k] * item, item);
+    data = gathered;
+  }
+  hid_t space = H5Screate_simple(f->cols ? 2 : 1, dims, NULL), ds;
+  if (space < 0) {
+    free(gathered);
+    return -1;
+  }
+  ds = H5Dcreate2(g, name, file_type_of(f->type), space, H5P_DEFAULT,
+                  H5P_DEFAULT, H5P_DEFAULT);
+  if (ds >= 0) {
+    rc = dem_h5w_doc(ds, f->unit, f->description);
+    if (rc >= 0 && f->rows)
+      rc = H5Dwrite(ds, mem_type_of(f->type), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    data);
+    if (H5Dclose(ds) < 0)
+      rc = -1;
+  }
+  H5Sclose(space);
+  free(gathered);
+  return rc;
+}
+
+/* The group of a column path ("bodies" of "bodies/mass"), opened or made
+ * in g; *name is set to the part after it. */
+static hid_t column_group(hid_t g, const char *path, const char **name) {
+  const char *slash = strchr(path, '/');
+  char group[64];
+  if (!slash || (size_t)(slash - path) >= sizeof group)
+    return -1;
+  snprintf(group, sizeof group, "%.*s", (int)(slash - path), path);
+  *name = slash + 1;
+  if (H5Lexists(g, group, H5P_DEFAULT) > 0)
+    return H5Gopen2(g, group, H5P_DEFAULT);
+  return dem_h5w_compact_group(g, group);
+}
+
+/* Writes the snapshot into an anonymous group g. */
+static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
+  int64_t step = s->step;
+  herr_t rc = 0;
+  if (dem_h5w_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time) <
+          0 ||
+      dem_h5w_attr(g, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) < 0)
+    return -1;
+  for (size_t i = 0; i < s->n_columns && rc >= 0; i++) {
+    const char *name;
+    hid_t sub = column_group(g, s->columns[i].path, &name);
+    if (sub < 0)
+      return -1;
+    rc = write_column(sub, name, &s->columns[i]);
+    if (H5Gclose(sub) < 0)
+      rc = -1;
+  }
+  return rc;
+}
+
+/* Counts snapshot s and adds it to the sidecar's grids. */
+static dem_status add_frame(struct dem_h5_writer *w,
+                            const struct dem_snapshot *s) {
+  struct dem_xdmf_frame frame = {w->n_snapshots, s->time, s->n_spheres};
+  dem_status st =
+      dem_xdmf_append(&w->xdmf, w->h5_name, &frame, w->xdmf_attrs, w->n_xdmf);
+  if (st == DEM_OK)
+    w->n_snapshots++;
+  return st;
+}
+
+/* The sidecar's connectivity for m spheres, /xdmf/polyvertex_M = 0..m-1
+ * (ParaView draws points only as cells): when missing, created unlinked
+ * in *vertex for the caller to link at `name` with the snapshot. */
+static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
+                                 hid_t *vertex, char *name, size_t size) {
+  hsize_t dims = m;
+  hid_t space;
+  int *index;
+  htri_t exists;
+  herr_t rc = -1;
+  *vertex = -1;
+  snprintf(name, size, "xdmf/polyvertex_%zu", m);
+  if (m == 0)
+    return 0;
+  exists = H5Lexists(w->file, "xdmf", H5P_DEFAULT);
+  if (exists > 0)
+    exists = H5Lexists(w->file, name, H5P_DEFAULT);
+  if (exists != 0)
+    return exists > 0 ? 0 : -1;
+  index = malloc(m * sizeof *index);
+  space = H5Screate_simple(1, &dims, NULL);
+  if (index && space >= 0) {
+    for (size_t i = 0; i < m; i++)
+      index[i] = (int)i;
+    *vertex =
+        H5Dcreate_anon(w->file, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (*vertex >= 0)
+      rc = H5Dwrite(*vertex, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    index);
+  }
+  if (space >= 0)
+    H5Sclose(space);
+  free(index);
+  return rc;
+}
+
+/* Links a dataset made by polyvertex_prepare (creating /xdmf if needed). */
+static herr_t polyvertex_link(struct dem_h5_writer *w, hid_t vertex,
+                              const char *name) {
+  if (H5Lexists(w->file, "xdmf", H5P_DEFAULT) <= 0) {
+    hid_t g = dem_h5w_compact_group(w->file, "xdmf");
+    if (g < 0)
+      return -1;
+    H5Gclose(g);
+  }
+  return H5Olink(vertex, w->file, name, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
+                                 const struct dem_snapshot *s) {
+  size_t index;
+  char name[32], what[64], vertex_name[64];
+  hid_t g, vertex = -1;
+  herr_t rc;
+  dem_status st;
+
+  dem_h5u_quiet();
+  if (!w || !s)
+    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_snapshot_write: no writer");
+  index = w->n_snapshots;
+  for (size_t i = 0; i < s->n_columns; i++)
+    if (s->columns[i].rows && !s->columns[i].data)
+      return dem_fail(DEM_ERR_INTERNAL, "%s: snapshot %zu: no data for %s",
+                      w->path, index, s->columns[i].path);
+  snprintf(name, sizeof name, "%06zu", index);
+  snprintf(what, sizeof what, "cannot write snapshot %s", name);
+  /* Built unlinked and linked once complete: a reader never sees half. */
+  g = dem_h5w_compact_group(w->file, NULL);
+  if (g < 0)
+    return dem_h5u_fail(w->path, what);
+  rc = write_snapshot_group(g, s);
+  if (rc >= 0)
+    rc = polyvertex_prepare(w, s->n_spheres, &vertex, vertex_name,
+                            sizeof vertex_name);
+  if (rc >= 0)
+    rc = H5Fflush(w->file, H5F_SCOPE_GLOBAL);
+  if (rc >= 0 && vertex >= 0)
+    rc = polyvertex_link(w, vertex, vertex_name);
+  if (rc >= 0)
+    rc = H5Olink(g, w->snapshots, name, H5P_DEFAULT, H5P_DEFAULT);
+  if (rc < 0) {
+    st = dem_h5u_fail(w->path, what);
+    if (vertex >= 0)
+      H5Dclose(vertex);
+    H5Gclose(g);
+    return st;
+  }
+  if ((vertex >= 0 && H5Dclose(vertex) < 0) || H5Gclose(g) < 0 ||
+      H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
+    return dem_h5u_fail(w->path, what);
+  st = add_frame(w, s);
+  if (st != DEM_OK)
+    return st;
+  return dem_xdmf_write(w->xmf_path, &w->xdmf);
+}
+
+/* Rebuilds the sidecar's frame list from /snapshots/000000.. (each
+ * group's time attribute and sphere count); the names must run without
+ * gaps. */
+dem_status dem_h5w_load_frames(struct dem_h5_writer *w) {
+  H5G_info_t info;
+  if (H5Gget_info(w->snapshots, &info) < 0)
+    return dem_h5u_fail(w->path, "cannot list /snapshots");
+  for (hsize_t i = 0; i < info.nlinks; i++) {
+    char name[32];
+    hid_t g, a, ds, sp;
+    hsize_t dims[2] = {0, 0};
+    struct dem_snapshot s;
+    herr_t rc = -1;
+    snprintf(name, sizeof name, "%06zu", (size_t)i);
+    if (H5Lexists(w->snapshots, name, H5P_DEFAULT) <= 0)
+      return dem_fail(DEM_ERR_IO,
+                      "%s: snapshots are not numbered 000000 to %06zu "
+                      "without gaps (no %s)",
+                      w->path, (size_t)info.nlinks - 1, name);
+    memset(&s, 0, sizeof s);
+    g = H5Gopen2(w->snapshots, name, H5P_DEFAULT);
+    if (g >= 0) {
+      a = H5Aopen(g, "time", H5P_DEFAULT);
+      if (a >= 0) {
+        rc = H5Aread(a, H5T_NATIVE_DOUBLE, &s.time);
+        H5Aclose(a);
+      }
+      ds = rc >= 0 ? H5Dopen2(g, "spheres/radius", H5P_DEFAULT) : -1;
+      rc = -1;
+      if (ds >= 0) {
+        sp = H5Dget_space(ds);
+        if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+            H5Sget_simple_extent_dims(sp, dims, NULL) == 1)
+          rc = 0;
+        if (sp >= 0)
+          H5Sclose(sp);
+        H5Dclose(ds);
+      }
+      H5Gclose(g);
+    }
+    if (rc < 0)
+      return dem_fail(DEM_ERR_IO,
+                      "%s: snapshot %s: cannot read its time or "
+                      "spheres/radius",
+                      w->path, name);
+    s.n_spheres = (size_t)dims[0];
+    dem_status st = add_frame(w, &s);
+    if (st != DEM_OK)
+      return st;
+  }
+  return DEM_OK;
+}

@@ -1,0 +1,41 @@
+/* Internal to the HDF5 writer: the writer's state and the helpers its
+ * files share (io/h5_writer.c: the file, its header and energy series;
+ * io/h5_snapshot.c: snapshots and the sidecar's frames). */
+#ifndef DEM_H5_WRITER_H
+#define DEM_H5_WRITER_H
+
+#include <hdf5.h>
+
+#include "io/h5_util.h"
+#include "io/h5io.h"
+#include "io/xdmf.h"
+
+enum { DEM_H5W_ENERGY_COLUMNS = DEM_H5U_ENERGY_N };
+
+struct dem_h5_writer {
+  hid_t file, snapshots;
+  hid_t energy[DEM_H5W_ENERGY_COLUMNS];
+  hsize_t energy_rows;
+  char *path, *xmf_path;
+  const char *h5_name; /* basename of path, as the sidecar refers to it */
+  size_t n_snapshots;
+  struct dem_xdmf_text xdmf;                   /* the sidecar's grids so far */
+  const struct dem_xdmf_attribute *xdmf_attrs; /* the run's, not owned */
+  size_t n_xdmf;
+};
+
+/* A group that keeps its links in its object header (new-style, compact):
+ * nothing else to rewrite when it changes. name NULL: anonymous. */
+hid_t dem_h5w_compact_group(hid_t loc, const char *name);
+/* Scalar attributes, and a dataset's "unit" and "description" (when
+ * given). */
+herr_t dem_h5w_attr(hid_t loc, const char *name, hid_t file_type,
+                    hid_t mem_type, const void *value);
+herr_t dem_h5w_string_attr(hid_t loc, const char *name, const char *value);
+herr_t dem_h5w_doc(hid_t ds, const char *unit, const char *description);
+
+/* Rebuilds the sidecar's frame list from the file's snapshots (to append
+ * to a run). */
+dem_status dem_h5w_load_frames(struct dem_h5_writer *w);
+
+#endif
