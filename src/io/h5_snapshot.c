@@ -49,7 +49,7 @@ static herr_t write_column(hid_t g, const char *name,
   ds = H5Dcreate2(g, name, file_type_of(f->type), space, H5P_DEFAULT,
                   H5P_DEFAULT, H5P_DEFAULT);
   if (ds >= 0) {
-    rc = dem_h5w_doc(ds, f->unit, f->description);
+    rc = dem_h5u_doc(ds, f->unit, f->description);
     if (rc >= 0 && f->rows)
       rc = H5Dwrite(ds, mem_type_of(f->type), H5S_ALL, H5S_ALL, H5P_DEFAULT,
                     data);
@@ -72,16 +72,16 @@ static hid_t column_group(hid_t g, const char *path, const char **name) {
   *name = slash + 1;
   if (H5Lexists(g, group, H5P_DEFAULT) > 0)
     return H5Gopen2(g, group, H5P_DEFAULT);
-  return dem_h5w_compact_group(g, group);
+  return dem_h5u_compact_group(g, group);
 }
 
 /* Writes the snapshot into an anonymous group g. */
 static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
   int64_t step = s->step;
   herr_t rc = 0;
-  if (dem_h5w_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time) <
+  if (dem_h5u_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time) <
           0 ||
-      dem_h5w_attr(g, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) < 0)
+      dem_h5u_attr(g, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) < 0)
     return -1;
   for (size_t i = 0; i < s->n_columns && rc >= 0; i++) {
     const char *name;
@@ -146,7 +146,7 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
 static herr_t polyvertex_link(struct dem_h5_writer *w, hid_t vertex,
                               const char *name) {
   if (H5Lexists(w->file, "xdmf", H5P_DEFAULT) <= 0) {
-    hid_t g = dem_h5w_compact_group(w->file, "xdmf");
+    hid_t g = dem_h5u_compact_group(w->file, "xdmf");
     if (g < 0)
       return -1;
     H5Gclose(g);
@@ -173,7 +173,7 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   snprintf(name, sizeof name, "%06zu", index);
   snprintf(what, sizeof what, "cannot write snapshot %s", name);
   /* Built unlinked and linked once complete: a reader never sees half. */
-  g = dem_h5w_compact_group(w->file, NULL);
+  g = dem_h5u_compact_group(w->file, NULL);
   if (g < 0)
     return dem_h5u_fail(w->path, what);
   rc = write_snapshot_group(g, s);

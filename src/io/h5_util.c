@@ -1,4 +1,5 @@
-/* Internal HDF5 helpers: quiet error handling that keeps the reason. */
+/* Internal HDF5 helpers: quiet error handling that keeps the reason, the
+ * energy columns, groups and attributes. */
 #include "io/h5_util.h"
 
 #include <stddef.h>
@@ -202,4 +203,52 @@ fail:
     cols[c] = NULL;
   }
   return -1;
+}
+
+/* A group that keeps its links in its object header (new-style, compact):
+ * nothing else to rewrite when it changes. */
+hid_t dem_h5u_compact_group(hid_t loc, const char *name) {
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+  if (gcpl < 0)
+    return -1;
+  if (H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) >= 0)
+    g = name ? H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT)
+             : H5Gcreate_anon(loc, gcpl, H5P_DEFAULT);
+  H5Pclose(gcpl);
+  return g;
+}
+
+herr_t dem_h5u_attr(hid_t loc, const char *name, hid_t file_type,
+                    hid_t mem_type, const void *value) {
+  hid_t space = H5Screate(H5S_SCALAR), attr;
+  herr_t rc = -1;
+  if (space < 0)
+    return -1;
+  attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr >= 0) {
+    rc = H5Awrite(attr, mem_type, value);
+    if (H5Aclose(attr) < 0)
+      rc = -1;
+  }
+  H5Sclose(space);
+  return rc;
+}
+
+herr_t dem_h5u_string_attr(hid_t loc, const char *name, const char *value) {
+  hid_t t = dem_h5u_string_type();
+  herr_t rc;
+  if (t < 0)
+    return -1;
+  rc = dem_h5u_attr(loc, name, t, t, &value);
+  H5Tclose(t);
+  return rc;
+}
+
+/* The "unit" and "description" attributes of a dataset (when given). */
+herr_t dem_h5u_doc(hid_t ds, const char *unit, const char *description) {
+  if (unit && dem_h5u_string_attr(ds, "unit", unit) < 0)
+    return -1;
+  if (description && dem_h5u_string_attr(ds, "description", description) < 0)
+    return -1;
+  return 0;
 }

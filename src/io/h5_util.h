@@ -57,4 +57,14 @@ double dem_h5u_energy_fill(void);
 herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
                            void *cols[DEM_H5U_ENERGY_N], hsize_t *rows);
 
+/* A group that keeps its links in its object header (new-style, compact):
+ * nothing else to rewrite when it changes. name NULL: anonymous. */
+hid_t dem_h5u_compact_group(hid_t loc, const char *name);
+/* Scalar attributes, and a dataset's "unit" and "description" (when
+ * given). */
+herr_t dem_h5u_attr(hid_t loc, const char *name, hid_t file_type,
+                    hid_t mem_type, const void *value);
+herr_t dem_h5u_string_attr(hid_t loc, const char *name, const char *value);
+herr_t dem_h5u_doc(hid_t ds, const char *unit, const char *description);
+
 #endif

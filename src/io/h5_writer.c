@@ -98,54 +98,6 @@ static hid_t writer_fcpl(void) {
   return fcpl;
 }
 
-/* A group that keeps its links in its object header (new-style, compact):
- * nothing else to rewrite when it changes. */
-hid_t dem_h5w_compact_group(hid_t loc, const char *name) {
-  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
-  if (gcpl < 0)
-    return -1;
-  if (H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) >= 0)
-    g = name ? H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT)
-             : H5Gcreate_anon(loc, gcpl, H5P_DEFAULT);
-  H5Pclose(gcpl);
-  return g;
-}
-
-herr_t dem_h5w_attr(hid_t loc, const char *name, hid_t file_type,
-                    hid_t mem_type, const void *value) {
-  hid_t space = H5Screate(H5S_SCALAR), attr;
-  herr_t rc = -1;
-  if (space < 0)
-    return -1;
-  attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr >= 0) {
-    rc = H5Awrite(attr, mem_type, value);
-    if (H5Aclose(attr) < 0)
-      rc = -1;
-  }
-  H5Sclose(space);
-  return rc;
-}
-
-herr_t dem_h5w_string_attr(hid_t loc, const char *name, const char *value) {
-  hid_t t = dem_h5u_string_type();
-  herr_t rc;
-  if (t < 0)
-    return -1;
-  rc = dem_h5w_attr(loc, name, t, t, &value);
-  H5Tclose(t);
-  return rc;
-}
-
-/* The "unit" and "description" attributes of a dataset (when given). */
-herr_t dem_h5w_doc(hid_t ds, const char *unit, const char *description) {
-  if (unit && dem_h5w_string_attr(ds, "unit", unit) < 0)
-    return -1;
-  if (description && dem_h5w_string_attr(ds, "description", description) < 0)
-    return -1;
-  return 0;
-}
-
 static herr_t write_config(hid_t file, const char *text) {
   hid_t t = dem_h5u_string_type(), space, ds;
   herr_t rc = -1;
@@ -169,7 +121,7 @@ static herr_t write_config(hid_t file, const char *text) {
 /* /energy with its empty, chunked, extendible columns (kept open). */
 static herr_t create_energy(struct dem_h5_writer *w) {
   hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
-  hid_t g = dem_h5w_compact_group(w->file, "energy");
+  hid_t g = dem_h5u_compact_group(w->file, "energy");
   hid_t space = -1, dcpl = -1;
   herr_t rc = -1;
   if (g < 0)
@@ -190,7 +142,7 @@ static herr_t create_energy(struct dem_h5_writer *w) {
     w->energy[c] =
         H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (w->energy[c] < 0 ||
-        dem_h5w_doc(w->energy[c], col->unit, col->description) < 0)
+        dem_h5u_doc(w->energy[c], col->unit, col->description) < 0)
       goto done;
   }
   rc = 0;
@@ -209,10 +161,10 @@ static herr_t write_header(struct dem_h5_writer *w,
   const char *version = info->version ? info->version : DEM_VERSION_STRING;
   const char *scheme = info->scheme ? info->scheme : "";
   const char *config = info->config_text ? info->config_text : "";
-  if (dem_h5w_string_attr(w->file, "dem_version", version) < 0 ||
-      dem_h5w_attr(w->file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+  if (dem_h5u_string_attr(w->file, "dem_version", version) < 0 ||
+      dem_h5u_attr(w->file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &info->time_step) < 0 ||
-      dem_h5w_string_attr(w->file, "scheme", scheme) < 0 ||
+      dem_h5u_string_attr(w->file, "scheme", scheme) < 0 ||
       write_config(w->file, config) < 0 || create_energy(w) < 0)
     return -1;
   {
@@ -494,10 +446,10 @@ static herr_t rewrite_header(hid_t file, const struct dem_h5_run_info *info) {
   const char *version = info->version ? info->version : DEM_VERSION_STRING;
   const char *scheme = info->scheme ? info->scheme : "";
   const char *config = info->config_text ? info->config_text : "";
-  if (dem_h5w_string_attr(file, "dem_version", version) < 0 ||
-      dem_h5w_attr(file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+  if (dem_h5u_string_attr(file, "dem_version", version) < 0 ||
+      dem_h5u_attr(file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &info->time_step) < 0 ||
-      dem_h5w_string_attr(file, "scheme", scheme) < 0 ||
+      dem_h5u_string_attr(file, "scheme", scheme) < 0 ||
       write_config(file, config) < 0)
     return -1;
   return 0;

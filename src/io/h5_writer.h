@@ -24,16 +24,6 @@ struct dem_h5_writer {
   size_t n_xdmf;
 };
 
-/* A group that keeps its links in its object header (new-style, compact):
- * nothing else to rewrite when it changes. name NULL: anonymous. */
-hid_t dem_h5w_compact_group(hid_t loc, const char *name);
-/* Scalar attributes, and a dataset's "unit" and "description" (when
- * given). */
-herr_t dem_h5w_attr(hid_t loc, const char *name, hid_t file_type,
-                    hid_t mem_type, const void *value);
-herr_t dem_h5w_string_attr(hid_t loc, const char *name, const char *value);
-herr_t dem_h5w_doc(hid_t ds, const char *unit, const char *description);
-
 /* Rebuilds the sidecar's frame list from the file's snapshots (to append
  * to a run). */
 dem_status dem_h5w_load_frames(struct dem_h5_writer *w);
