@@ -79,18 +79,19 @@ def write_dem_config(path, n_rods, steps, skin, seed):
             L=rods.box_edge(n_rods), skin=skin))
 
 
-def build_driver(build, work):
+def build_driver(build, work, root=ROOT, name="dem_bench"):
     lib = os.path.join(build, "libdemcore.a")
     if not os.path.exists(lib):
         sys.exit("bench: %s missing: build dem first (cmake -S . -B build "
                  "&& cmake --build build -j2)" % lib)
-    exe = os.path.join(work, "dem_bench")
+    exe = os.path.join(work, name)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "hdf5",
                             "yaml-0.1"], capture_output=True, text=True,
                            check=True).stdout.split()
-    cmd = ["cc", "-O3", "-fopenmp", "-I" + os.path.join(ROOT, "include"),
-           "-I" + os.path.join(ROOT, "src"), '-DDEM_VERSION_STRING="bench"',
-           os.path.join(HERE, "dem_bench.c"), lib] + flags + ["-lm", "-o", exe]
+    cmd = ["cc", "-O3", "-fopenmp", "-I" + os.path.join(root, "include"),
+           "-I" + os.path.join(root, "src"), '-DDEM_VERSION_STRING="bench"',
+           os.path.join(root, "bench", "dem_bench.c"), lib] + flags + [
+               "-lm", "-o", exe]
     subprocess.run(cmd, check=True)
     return exe
 
@@ -293,6 +294,11 @@ def main():
     ap.add_argument("--compare-sort", action="store_true",
                     help="also run dem with contact.sort_bodies=off "
                     "(bodies kept in input order), interleaved")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="another dem checkout with its own build (DIR/build, "
+                    "e.g. a git worktree of the previous commit): its driver "
+                    "runs interleaved with this one, and the report gives "
+                    "this build's rate over its")
     a = ap.parse_args()
     # dem itself spins briefly at barriers unless told otherwise (see
     # src/cli/main.c); the in-process driver gets the same.
@@ -302,6 +308,11 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     dem = os.path.join(a.build, "dem")
     exe = build_driver(a.build, a.work)
+    base_exe = None
+    if a.baseline:
+        base_exe = build_driver(os.path.join(a.baseline, "build"), a.work,
+                                root=os.path.abspath(a.baseline),
+                                name="dem_bench_baseline")
     lmp = shutil.which("lmp") if a.lammps == "auto" else None
     mpirun = shutil.which("mpirun")
     threads = [int(t) for t in a.threads.split(",")]
@@ -328,6 +339,9 @@ def main():
                     % (3 * n_rods, steps, rep + 1, t))
                 res["dem"].setdefault(t, []).append(
                     dem_bench(exe, cfg, steps, t, a.work))
+                if base_exe:
+                    res.setdefault("baseline", {}).setdefault(t, []).append(
+                        dem_bench(base_exe, cfg, steps, t, a.work))
                 if a.compare_sort:
                     res.setdefault("unsorted", {}).setdefault(t, []).append(
                         dem_bench(exe, cfg, steps, t, a.work,
@@ -423,6 +437,11 @@ def details(results, threads):
             e += "; dem energy: " + r["run"][threads[0]][0]["energy"].splitlines()[-1]
         print("%d spheres (load average %.1f at the end): %s; %s"
               % (r["spheres"], r["load"], ", ".join(parts), e))
+        for t in threads:
+            if r.get("baseline", {}).get(t):
+                print("   this build / baseline, %dT, adjacent runs: %s"
+                      % (t, speedups(r["baseline"][t], r["dem"][t],
+                                     "sphere_steps_per_second")))
         if len(r["dem"]) > 1:
             t1, tn = threads[0], threads[-1]
             for name, key in (("sorted", "dem"), ("unsorted", "unsorted")):

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "config/config.h"
+#include "contact/model.h"
 #include "integrators/rotation.h"
 #include "operators/pipeline.h"
 #include "operators/schemes_data.h"
@@ -28,6 +29,10 @@ int dem_cmd_operators(int argc, char **argv) {
                           : (r->leapfrog ? " (leapfrog)" : ""),
            r->doc);
   }
+  printf("contact models (contact: {model: NAME}):\n\n");
+  for (size_t i = 0; dem_contact_models[i]; i++)
+    printf("%s\n  %s\n\n", dem_contact_models[i]->name,
+           dem_contact_models[i]->doc);
   return 0;
 }
 
