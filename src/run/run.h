@@ -15,6 +15,7 @@
 
 struct dem_run {
   const struct dem_run_options *opt;
+  struct dem_error err; /* the run's own error record */
   struct dem_config *cfg;
   struct dem_sim sim;
   struct dem_pipeline *pipeline;

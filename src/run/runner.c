@@ -75,6 +75,9 @@ done:
 dem_status dem_run(const struct dem_run_options *opt) {
   struct dem_run r = {
       .opt = opt, .last_snapshot_step = -1, .last_row_step = -1};
+  /* The run records its errors in its own record, and hands a failure to
+   * the caller's record at the end. */
+  struct dem_error *caller = dem_error_use(&r.err);
   dem_status st = dem_config_load(opt->config_path, &r.cfg);
   for (size_t i = 0; !st && i < opt->n_sets; i++)
     st = dem_config_set(r.cfg, opt->sets[i]);
@@ -100,5 +103,8 @@ dem_status dem_run(const struct dem_run_options *opt) {
   dem_sim_release(&r.sim);
   free(r.output);
   dem_config_free(r.cfg);
+  dem_error_use(caller);
+  if (r.err.status != DEM_OK && caller->status == DEM_OK)
+    *caller = r.err;
   return st;
 }
