@@ -25,7 +25,8 @@ struct linear_params {
 };
 
 static dem_status linear_mix(const struct dem_material *a,
-                             const struct dem_material *b, void *params) {
+                             const struct dem_material *b,
+                             const struct dem_pair_props *pair, void *params) {
   struct linear_params *p = params;
   p->k = 2.0 / (1.0 / a->young_modulus + 1.0 / b->young_modulus) * 1e-3;
   return DEM_OK;
@@ -49,11 +50,11 @@ static inline void linear_kernel(const void *params, const struct dem_pair *g,
 enum { LINEAR_FLAGS = DEM_MODEL_VELOCITY | DEM_MODEL_TORQUE };
 
 static void linear_pairs(struct dem_sim *sim, double dt) {
-  dem_contact_pairs_loop(sim, dt, linear_kernel, LINEAR_FLAGS);
+  dem_contact_pairs_loop(sim, dt, linear_kernel, NULL, LINEAR_FLAGS);
 }
 
 static void linear_walls(struct dem_sim *sim, double dt) {
-  dem_contact_walls_loop(sim, dt, linear_kernel, LINEAR_FLAGS);
+  dem_contact_walls_loop(sim, dt, linear_kernel, NULL, LINEAR_FLAGS);
 }
 
 static double linear_energy(const void *params, const struct dem_pair *g,
@@ -93,7 +94,7 @@ static void start_linear(struct fixture *f, const char *yaml) {
   if (!st)
     st = dem_setup(f->cfg, &f->sim, &f->out);
   if (!st)
-    st = dem_contact_law_init(&f->sim, &linear_model);
+    st = dem_contact_law_init(&f->sim, &linear_model, NULL);
   if (!st)
     st = dem_setup_pipeline(f->cfg, &f->sim, &f->pipeline);
   if (!st)
@@ -244,7 +245,7 @@ START_TEST(histories_survive_rebuilds_and_sorts) {
   ck_assert_int_eq(dem_config_load_string("test.yaml", rods_yaml, &f.cfg),
                    DEM_OK);
   ck_assert_int_eq(dem_setup(f.cfg, &f.sim, &f.out), DEM_OK);
-  ck_assert_int_eq(dem_contact_law_init(&f.sim, &linear_model), DEM_OK);
+  ck_assert_int_eq(dem_contact_law_init(&f.sim, &linear_model, NULL), DEM_OK);
   struct dem_sim *sim = &f.sim;
   ck_assert_int_eq(dem_neighbors_build(sim), DEM_OK);
   struct dem_rng rng;

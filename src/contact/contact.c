@@ -81,7 +81,16 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
   return total;
 }
 
-double dem_contact_dissipated(const struct dem_sim *sim) {
-  const struct dem_contact_model *m = sim->law.model;
-  return m && m->dissipated ? m->dissipated(sim) : 0.0;
+void dem_contact_dissipated(const struct dem_sim *sim,
+                            double out[DEM_N_DISSIPATION]) {
+  const struct dem_spheres *s = &sim->s;
+  for (int m = 0; m < DEM_N_DISSIPATION; m++)
+    out[m] = 0.0;
+  if (!s->dissipated)
+    return;
+  for (size_t id = 0; id < s->n; id++) { /* in id order: any order alike */
+    const double *d = s->dissipated + s->index_of[id] * DEM_N_DISSIPATION;
+    for (int m = 0; m < DEM_N_DISSIPATION; m++)
+      out[m] += d[m];
+  }
 }

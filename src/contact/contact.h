@@ -17,7 +17,9 @@ void dem_contact_forces(struct dem_sim *sim, double dt);
  * then in sphere id order (scratch: n_spheres doubles). */
 double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch);
 
-/* Work the contact law has dissipated since the start (0: conservative). */
-double dem_contact_dissipated(const struct dem_sim *sim);
+/* Work the contacts have dissipated since the start, by mechanism (enum
+ * dem_dissipation; 0 for a conservative law), summed in sphere id order. */
+void dem_contact_dissipated(const struct dem_sim *sim,
+                            double out[DEM_N_DISSIPATION]);
 
 #endif

@@ -14,7 +14,8 @@ struct hertz_params {
 };
 
 static dem_status mix(const struct dem_material *a,
-                      const struct dem_material *b, void *params) {
+                      const struct dem_material *b,
+                      const struct dem_pair_props *pair, void *params) {
   struct hertz_params *p = params;
   p->estar = dem_effective_modulus(a, b);
   return DEM_OK;
@@ -33,11 +34,11 @@ static inline void kernel(const void *params, const struct dem_pair *g,
 }
 
 static void pairs(struct dem_sim *sim, double dt) {
-  dem_contact_pairs_loop(sim, dt, kernel, 0);
+  dem_contact_pairs_loop(sim, dt, kernel, NULL, 0);
 }
 
 static void walls(struct dem_sim *sim, double dt) {
-  dem_contact_walls_loop(sim, dt, kernel, 0);
+  dem_contact_walls_loop(sim, dt, kernel, NULL, 0);
 }
 
 static double energy(const void *params, const struct dem_pair *g,
@@ -74,7 +75,7 @@ const struct dem_contact_model dem_contact_hertz = {
     .pairs = pairs,
     .walls = walls,
     .energy = energy,
-    .dissipated = NULL,
+    .release = NULL,
     .time_step = time_step,
     .state_names = NULL,
 };

@@ -7,6 +7,10 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "contact/model.h"
 #include "core/vec3.h"
 
@@ -16,42 +20,52 @@ typedef void (*dem_pair_kernel)(const void *params, const struct dem_pair *g,
 
 #define DEM_ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* Velocity of body b's material at point p, lab frame. */
-static DEM_ALWAYS_INLINE void dem_point_velocity(const struct dem_sim *sim,
-                                                 int b, const double p[3],
-                                                 double out[3]) {
+/* Velocity of body b's material at point p, lab frame, from its velocity
+ * v and angular velocity w (lab). */
+static DEM_ALWAYS_INLINE void
+dem_point_velocity(const struct dem_sim *sim, int b, const double p[3],
+                   double (*v)[3], double (*w)[3], double out[3]) {
   double arm[3], wxr[3];
   v3_sub(arm, p, sim->b.x[b]);
-  v3_cross(wxr, sim->b.w_contact[b], arm);
-  v3_add(out, sim->b.v_contact[b], wxr);
+  v3_cross(wxr, w[b], arm);
+  v3_add(out, v[b], wxr);
 }
 
-/* The kinematics a velocity-reading kernel needs: the owner's contact
- * point relative velocity, the relative angular velocity, the effective
- * mass. `pj` is the partner body (-1: a wall at rest). The contact point
- * is the middle of the overlap: at r_i - overlap/2 from the owner's
- * centre along -n. */
+/* The kinematics a velocity-reading kernel needs: the relative velocity
+ * of the owner's and the partner's material at the contact point and the
+ * relative angular velocity, at the time of the force and over the step
+ * just made; the masses. `pj` is the partner sphere (-1: a wall at rest).
+ * The contact point is at arm_i from the owner's centre along -n. */
 static DEM_ALWAYS_INLINE void dem_pair_kinematics(const struct dem_sim *sim,
                                                   int i, int pj,
                                                   struct dem_pair *g) {
   const struct dem_spheres *s = &sim->s;
+  const struct dem_bodies *b = &sim->b;
   const int bi = s->body[i];
-  double p[3], vi[3];
+  double p[3], vi[3], mi[3];
   v3_copy(p, s->x[i]);
-  v3_axpy(p, -(g->ri - 0.5 * g->overlap) / g->dist, g->d);
-  dem_point_velocity(sim, bi, p, vi);
+  v3_axpy(p, -g->arm_i / g->dist, g->d);
+  dem_point_velocity(sim, bi, p, b->v_contact, b->w_contact, vi);
+  dem_point_velocity(sim, bi, p, b->v, b->w_move, mi);
+  g->mi = b->mass[bi];
   if (pj >= 0) {
     const int bj = s->body[pj];
-    double vj[3];
-    dem_point_velocity(sim, bj, p, vj);
+    double vj[3], mj[3];
+    dem_point_velocity(sim, bj, p, b->v_contact, b->w_contact, vj);
+    dem_point_velocity(sim, bj, p, b->v, b->w_move, mj);
     v3_sub(g->v, vi, vj);
-    v3_sub(g->w, sim->b.w_contact[bi], sim->b.w_contact[bj]);
-    double mi = sim->b.mass[bi], mj = sim->b.mass[bj];
-    g->mstar = mi * mj / (mi + mj);
+    v3_sub(g->v_move, mi, mj);
+    v3_sub(g->w, b->w_contact[bi], b->w_contact[bj]);
+    v3_sub(g->w_move, b->w_move[bi], b->w_move[bj]);
+    g->mj = b->mass[bj];
+    g->mstar = g->mi * g->mj / (g->mi + g->mj);
   } else {
     v3_copy(g->v, vi);
-    v3_copy(g->w, sim->b.w_contact[bi]);
-    g->mstar = sim->b.mass[bi];
+    v3_copy(g->v_move, mi);
+    v3_copy(g->w, b->w_contact[bi]);
+    v3_copy(g->w_move, b->w_move[bi]);
+    g->mj = 0.0;
+    g->mstar = g->mi;
   }
 }
 
@@ -74,6 +88,8 @@ static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
   g->ri = sim->s.radius[i];
   g->rj = sim->s.radius[j];
   g->rstar = g->ri * g->rj / rsum;
+  g->arm_i = g->ri - 0.5 * g->overlap;
+  g->arm_j = g->rj - 0.5 * g->overlap;
   return 1;
 }
 
@@ -87,88 +103,136 @@ static DEM_ALWAYS_INLINE int dem_wall_touch(const struct dem_sim *sim, size_t k,
   const int axis = wall / 2, high = wall % 2;
   const double r = c->rsum[k], xa = sim->s.x[i][axis];
   g->overlap = high ? r - (wl->hi[axis] - xa) : r - (xa - wl->lo[axis]);
-  if (!(g->overlap > 0))
-    return 0;
   g->d[0] = g->d[1] = g->d[2] = 0.0;
   g->d[axis] = high ? -1.0 : 1.0;
   g->dist = 1.0;
+  if (!(g->overlap > 0))
+    return 0;
   g->ri = g->rstar = r;
   g->rj = 0.0;
+  g->arm_i = r - g->overlap;
+  g->arm_j = 0.0;
   return 1;
 }
 
-/* No force, no torque, and a cleared history for contact k of c: its
- * spheres do not touch (the history starts afresh at the next touch). */
-static DEM_ALWAYS_INLINE void dem_contact_open(struct dem_contact_list *c,
-                                               size_t k, unsigned flags) {
+/* No force, no torque for contact k of c: its spheres do not touch.
+ * Returns whether it has a history to account for and clear (it was
+ * touching at the last evaluation: a model with history keeps its first
+ * value nonzero while the contact touches). */
+static DEM_ALWAYS_INLINE int dem_contact_open(struct dem_contact_list *c,
+                                              size_t k, unsigned flags) {
   const size_t w = (size_t)c->state_width;
   c->force[k][0] = c->force[k][1] = c->force[k][2] = 0.0;
   if (flags & DEM_MODEL_TORQUE)
     memset(c->torque[k], 0, sizeof c->torque[k]);
-  if (w)
-    memset(c->state + k * w, 0, w * sizeof *c->state);
+  return w && c->state[k * w] != 0.0;
 }
 
 static DEM_ALWAYS_INLINE void
 dem_contact_store(struct dem_contact_list *c, size_t k, unsigned flags,
-                  const struct dem_pair_result *r) {
+                  const struct dem_pair_result *r,
+                  double work[DEM_N_DISSIPATION]) {
   v3_copy(c->force[k], r->f);
   if (flags & DEM_MODEL_TORQUE)
     memcpy(c->torque[k], r->t, sizeof r->t);
+  if (flags & DEM_MODEL_DISSIPATIVE)
+    for (int m = 0; m < DEM_N_DISSIPATION; m++)
+      work[m] += r->work[m];
 }
 
-/* Every sphere-sphere contact, through `kernel`. */
-static DEM_ALWAYS_INLINE void dem_contact_pairs_loop(struct dem_sim *sim,
-                                                     double dt,
-                                                     dem_pair_kernel kernel,
-                                                     unsigned flags) {
-  struct dem_contact_list *c = &sim->pairs;
-  const int *material = sim->s.material;
-  const size_t w = (size_t)c->state_width;
-  const long n = (long)c->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN / 4)
-  for (long k = 0; k < n; k++) {
-    struct dem_pair g;
-    if (!dem_pair_touch(sim, (size_t)k, &g)) {
-      dem_contact_open(c, (size_t)k, flags);
-      continue;
-    }
-    const int i = c->ij[k][0], j = c->ij[k][1];
-    g.dt = dt;
-    if (flags & DEM_MODEL_VELOCITY)
-      dem_pair_kinematics(sim, i, j, &g);
-    struct dem_pair_result r;
-    kernel(dem_law_params(&sim->law, material[i], material[j]), &g,
-           w ? c->state + (size_t)k * w : NULL, &r);
-    dem_contact_store(c, (size_t)k, flags, &r);
+/* This thread's share [*k0, *k1) of n contacts, cut only between owners
+ * (ij[k][0]), so that each owner's contacts are one thread's, in order. */
+static DEM_ALWAYS_INLINE void dem_owner_slice(const int (*ij)[2], size_t n,
+                                              size_t *k0, size_t *k1) {
+#ifdef _OPENMP
+  size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+#else
+  size_t t = 0, nt = 1;
+#endif
+  size_t a = n * t / nt, b = n * (t + 1) / nt;
+  while (a > 0 && a < n && ij[a][0] == ij[a - 1][0])
+    a++;
+  while (b > 0 && b < n && ij[b][0] == ij[b - 1][0])
+    b++;
+  *k0 = a;
+  *k1 = b;
+}
+
+/* Adds an owner's work over this step to what it has dissipated. */
+static DEM_ALWAYS_INLINE void dem_owner_work(struct dem_sim *sim, int owner,
+                                             double work[DEM_N_DISSIPATION]) {
+  double *d = sim->s.dissipated + (size_t)owner * DEM_N_DISSIPATION;
+  for (int m = 0; m < DEM_N_DISSIPATION; m++) {
+    d[m] += work[m];
+    work[m] = 0.0;
   }
 }
 
-/* Every sphere-wall contact, through `kernel`. */
-static DEM_ALWAYS_INLINE void dem_contact_walls_loop(struct dem_sim *sim,
-                                                     double dt,
-                                                     dem_pair_kernel kernel,
-                                                     unsigned flags) {
-  struct dem_contact_list *c = &sim->wall_contacts;
+/* Every contact of list c (pairs: walls = 0; sphere-wall: walls = 1),
+ * through `kernel`; each owner's contacts by one thread, in key order, so
+ * its dissipated work sums alike for any thread count. */
+static DEM_ALWAYS_INLINE void
+dem_contact_loop(struct dem_sim *sim, struct dem_contact_list *c,
+                 const int walls, double dt, dem_pair_kernel kernel,
+                 void (*release)(const void *, const struct dem_pair *,
+                                 const double *, double *),
+                 unsigned flags) {
   const int *material = sim->s.material;
   const size_t w = (size_t)c->state_width;
-  const long n = (long)c->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN / 4)
-  for (long k = 0; k < n; k++) {
-    struct dem_pair g;
-    if (!dem_wall_touch(sim, (size_t)k, &g)) {
-      dem_contact_open(c, (size_t)k, flags);
-      continue;
+  const size_t n = c->n;
+#pragma omp parallel if (n > DEM_PARALLEL_MIN / 4)
+  {
+    size_t k0, k1;
+    double work[DEM_N_DISSIPATION] = {0};
+    dem_owner_slice((const int(*)[2])c->ij, n, &k0, &k1);
+    for (size_t k = k0; k < k1; k++) {
+      const int i = c->ij[k][0], j = c->ij[k][1];
+      struct dem_pair g;
+      if (!(walls ? dem_wall_touch(sim, k, &g) : dem_pair_touch(sim, k, &g))) {
+        if (dem_contact_open(c, k, flags)) {
+          /* It stopped touching in this step: a dissipative model counts
+           * the work of its forces going to zero; the history goes. */
+          if ((flags & DEM_MODEL_DISSIPATIVE) && release) {
+            double dw[DEM_N_DISSIPATION];
+            g.ri = g.arm_i = sim->s.radius[i];
+            g.rj = g.arm_j = walls ? 0.0 : sim->s.radius[j];
+            g.dist = sqrt(v3_dot(g.d, g.d));
+            g.overlap = 0.0;
+            g.dt = dt;
+            dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
+            release(dem_law_params(&sim->law, material[i],
+                                   walls ? sim->walls.material : material[j]),
+                    &g, c->state + k * w, dw);
+            for (int m = 0; m < DEM_N_DISSIPATION; m++)
+              work[m] += dw[m];
+          }
+          memset(c->state + k * w, 0, w * sizeof *c->state);
+        }
+      } else {
+        g.dt = dt;
+        if (flags & DEM_MODEL_VELOCITY)
+          dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
+        struct dem_pair_result r;
+        kernel(dem_law_params(&sim->law, material[i],
+                              walls ? sim->walls.material : material[j]),
+               &g, w ? c->state + k * w : NULL, &r);
+        dem_contact_store(c, k, flags, &r, work);
+      }
+      if ((flags & DEM_MODEL_DISSIPATIVE) &&
+          (k + 1 == k1 || c->ij[k + 1][0] != i))
+        dem_owner_work(sim, i, work);
     }
-    const int i = c->ij[k][0];
-    g.dt = dt;
-    if (flags & DEM_MODEL_VELOCITY)
-      dem_pair_kinematics(sim, i, -1, &g);
-    struct dem_pair_result r;
-    kernel(dem_law_params(&sim->law, material[i], sim->walls.material), &g,
-           w ? c->state + (size_t)k * w : NULL, &r);
-    dem_contact_store(c, (size_t)k, flags, &r);
   }
 }
+
+/* Every sphere-sphere contact, through `kernel` (and `release`, for a
+ * dissipative model, or NULL). */
+#define dem_contact_pairs_loop(sim, dt, kernel, release, flags)               \
+  dem_contact_loop((sim), &(sim)->pairs, 0, (dt), (kernel), (release), (flags))
+
+/* Every sphere-wall contact (the box's flat walls), the same way. */
+#define dem_contact_walls_loop(sim, dt, kernel, release, flags)               \
+  dem_contact_loop((sim), &(sim)->wall_contacts, 1, (dt), (kernel),           \
+                   (release), (flags))
 
 #endif

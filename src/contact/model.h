@@ -16,14 +16,22 @@ struct dem_pair {
   double overlap; /* r_i + r_j - |x_i - x_j| (a wall: r_i - distance) > 0 */
   double rstar;   /* effective radius r_i r_j / (r_i + r_j) (a wall: r_i) */
   double ri, rj;  /* radii (rj = 0 for a wall) */
+  double arm_i, arm_j; /* from each centre to the contact point, along n:
+                          r - overlap/2 for a pair, r - overlap and 0 for a
+                          wall */
   /* With DEM_MODEL_VELOCITY: */
-  double mstar; /* effective mass of the two bodies (a wall: the owner's) */
-  double v[3];  /* velocity of the owner's material at the contact point
-                   relative to the partner's, lab frame, at the time the
-                   force is evaluated */
-  double w[3];  /* owner's angular velocity less the partner's, lab */
-  double dt;    /* time the history advances by (0 at the first
-                   evaluation) */
+  double mi, mj; /* the bodies' masses (mj = 0 for a wall) */
+  double mstar;  /* effective mass of the two bodies (a wall: the owner's) */
+  double v[3];   /* velocity of the owner's material at the contact point
+                    relative to the partner's, lab frame, at the time the
+                    force is evaluated */
+  double w[3];   /* owner's angular velocity less the partner's, lab */
+  double v_move[3], w_move[3]; /* the same for the velocities that moved
+                                  the bodies over the step just made (the
+                                  scheme's half-step velocities): a force's
+                                  work over the step is its mean over the
+                                  step . v_move dt */
+  double dt; /* time the history advances by (0 at the first evaluation) */
 };
 
 /* What a kernel returns for one contact. */
@@ -31,11 +39,16 @@ struct dem_pair_result {
   double f[3]; /* force on the owner, lab frame (the partner gets -f) */
   double t[6]; /* with DEM_MODEL_TORQUE: torques on the owner and on the
                   partner about their own centres, lab frame */
+  double work[DEM_N_DISSIPATION]; /* with DEM_MODEL_DISSIPATIVE: work
+                                     dissipated over the step just made,
+                                     by mechanism */
 };
 
 enum dem_model_flags {
-  DEM_MODEL_VELOCITY = 1u << 0, /* kernels read dem_pair's velocities */
-  DEM_MODEL_TORQUE = 1u << 1,   /* kernels write torques */
+  DEM_MODEL_VELOCITY = 1u << 0,    /* kernels read dem_pair's velocities */
+  DEM_MODEL_TORQUE = 1u << 1,      /* kernels write torques */
+  DEM_MODEL_DISSIPATIVE = 1u << 2, /* kernels report dissipated work; the
+                                      law uses the pair properties */
 };
 
 /* The time step a model advises: contacts should last at least `steps`
@@ -57,7 +70,7 @@ struct dem_contact_model {
    * setup. */
   size_t params_size;
   dem_status (*mix)(const struct dem_material *a, const struct dem_material *b,
-                    void *params);
+                    const struct dem_pair_props *pair, void *params);
   int state_width; /* doubles of history per contact (0: none) */
   unsigned flags;  /* enum dem_model_flags */
   /* Every sphere-sphere contact and every sphere-wall contact of the
@@ -68,9 +81,12 @@ struct dem_contact_model {
   /* Elastic energy stored in one touching contact. */
   double (*energy)(const void *params, const struct dem_pair *g,
                    const double *state);
-  /* Work the model has dissipated since the start, or NULL: none (a
-   * conservative model). */
-  double (*dissipated)(const struct dem_sim *sim);
+  /* With DEM_MODEL_DISSIPATIVE: a contact that was touching (history
+   * nonzero) and is not any more: the work its forces dissipated over
+   * this last step (g has the normal, the arms and the velocities; the
+   * forces end at zero). Its history is cleared after. */
+  void (*release)(const void *params, const struct dem_pair *g,
+                  const double *state, double work[DEM_N_DISSIPATION]);
   /* The time step it advises for the state as set up. */
   void (*time_step)(const struct dem_sim *sim, struct dem_dt_advice *out);
   /* Names of the history's components, as output writes them. */
@@ -82,9 +98,11 @@ extern const struct dem_contact_model *const dem_contact_models[];
 const struct dem_contact_model *dem_contact_model_find(const char *name);
 
 /* Puts `model` to work in sim: mixes its parameters for every pair of
- * materials and sizes the contact lists' history. After the materials,
- * the walls and the spheres are set up. */
+ * materials (with their pair properties, props[a * n + b]) and sizes the
+ * contact lists' history. After the materials, the walls and the spheres
+ * are set up. */
 dem_status dem_contact_law_init(struct dem_sim *sim,
-                                const struct dem_contact_model *model);
+                                const struct dem_contact_model *model,
+                                const struct dem_pair_props *props);
 
 #endif

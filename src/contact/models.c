@@ -19,23 +19,30 @@ const struct dem_contact_model *dem_contact_model_find(const char *name) {
 }
 
 dem_status dem_contact_law_init(struct dem_sim *sim,
-                                const struct dem_contact_model *model) {
+                                const struct dem_contact_model *model,
+                                const struct dem_pair_props *props) {
   struct dem_contact_law *law = &sim->law;
   const size_t n = sim->n_materials, size = model->params_size;
   free(law->params);
   law->model = model;
   law->n_materials = n;
   law->params_size = size;
+  free(law->props);
   law->params = calloc(n > 0 ? n * n : 1, size ? size : 1);
-  if (!law->params)
+  law->props = calloc(n > 0 ? n * n : 1, sizeof *law->props);
+  if (!law->params || !law->props)
     return dem_fail(DEM_ERR_NOMEM, "out of memory for contact parameters");
   for (size_t a = 0; a < n; a++)
     for (size_t b = 0; b < n; b++) {
-      dem_status st = model->mix(&sim->materials[a], &sim->materials[b],
+      struct dem_pair_props *p = &law->props[a * n + b];
+      *p = props ? props[a * n + b]
+                 : (struct dem_pair_props){1.0, 0.0, 0.0, 0};
+      dem_status st = model->mix(&sim->materials[a], &sim->materials[b], p,
                                  (char *)law->params + (a * n + b) * size);
       if (st)
         return st;
     }
   return dem_contacts_init(sim, model->state_width,
-                           (model->flags & DEM_MODEL_TORQUE) != 0);
+                           (model->flags & DEM_MODEL_TORQUE) != 0,
+                           (model->flags & DEM_MODEL_DISSIPATIVE) != 0);
 }

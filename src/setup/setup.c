@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact/model.h"
 #include "operators/pipeline.h"
 
 static const char *const top_keys[] = {
@@ -66,40 +65,6 @@ static dem_status read_domain(const struct dem_node *root,
   return DEM_OK;
 }
 
-static dem_status read_contact(const struct dem_node *root,
-                               struct dem_sim *sim) {
-  static const char *const keys[] = {"model", "skin", "broad_phase",
-                                     "sort_bodies", NULL};
-  const char *models[64];
-  size_t n_models = 0;
-  for (; dem_contact_models[n_models] && n_models < 63; n_models++)
-    models[n_models] = dem_contact_models[n_models]->name;
-  models[n_models] = NULL;
-  /* In the order of enum dem_broad_phase and enum dem_sort_bodies. */
-  static const char *const broad[] = {"auto", "on", "off", NULL};
-  static const char *const sort[] = {"auto", "on", "off", NULL};
-  const struct dem_node *m;
-  int model = 0;
-  dem_status st;
-  sim->nb.skin = -1;
-  sim->nb.broad_phase = DEM_BROAD_AUTO;
-  sim->nb.sort_bodies = DEM_SORT_AUTO;
-  if ((st = dem_cfg_mapping(root, "contact", 0, &m)))
-    return st;
-  if (m &&
-      ((st = dem_cfg_check_keys(m, keys, "contact")) ||
-       (st = dem_cfg_choice(m, "model", 0, 0, models, &model)) ||
-       (st = dem_cfg_choice(m, "broad_phase", 0, DEM_BROAD_AUTO, broad,
-                            &sim->nb.broad_phase)) ||
-       (st = dem_cfg_choice(m, "sort_bodies", 0, DEM_SORT_AUTO, sort,
-                            &sim->nb.sort_bodies)) ||
-       (dem_node_get(m, "skin") &&
-        (st = dem_cfg_double(m, "skin", 1, 0, DEM_POSITIVE, &sim->nb.skin)))))
-    return st;
-  sim->law.model = dem_contact_models[model];
-  return DEM_OK;
-}
-
 static dem_status read_output(const struct dem_config *cfg,
                               const struct dem_node *root,
                               struct dem_output_options *out) {
@@ -134,14 +99,11 @@ dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
   if ((st = dem_cfg_check_keys(root, top_keys, "the top level")) ||
       (st = read_simulation(root, sim)) ||
       (st = dem_setup_materials(root, sim)) || (st = read_domain(root, sim)) ||
-      (st = read_contact(root, sim)) ||
       (st = dem_setup_shapes(cfg, root, sim)) ||
       (st = dem_setup_particles(root, sim)) ||
       (st = read_output(cfg, root, out)) ||
-      (st = dem_contact_law_init(sim, sim->law.model)))
+      (st = dem_setup_contact(root, sim)))
     return st;
-  if (sim->nb.skin < 0) /* default: a tenth of the smallest radius */
-    sim->nb.skin = 0.1 * sim->min_radius;
   return DEM_OK;
 }
 

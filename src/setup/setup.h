@@ -31,6 +31,10 @@ dem_status dem_setup_shapes(const struct dem_config *cfg,
                             const struct dem_node *root, struct dem_sim *sim);
 dem_status dem_setup_particles(const struct dem_node *root,
                                struct dem_sim *sim);
+/* The contact section: the contact law, its material-pair table (mixed,
+ * or given by contact.pairs), the neighbour search's settings (after the
+ * materials, the walls and the particles). */
+dem_status dem_setup_contact(const struct dem_node *root, struct dem_sim *sim);
 /* Index of a named material or shape, or a config error at `at`. */
 dem_status dem_setup_find_material(const struct dem_sim *sim,
                                    const struct dem_node *at, const char *name,

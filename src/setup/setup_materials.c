@@ -26,9 +26,12 @@ dem_status dem_setup_find_material(const struct dem_sim *sim,
 
 dem_status dem_setup_materials(const struct dem_node *root,
                                struct dem_sim *sim) {
-  static const char *const keys[] = {"density", "young_modulus",
-                                     "poisson_ratio", NULL};
+  static const char *const keys[] = {
+      "density",     "young_modulus", "poisson_ratio", "restitution",
+      "friction", "rolling_friction", NULL};
   static const struct dem_range poisson = {-1.0, 0.5, DEM_OPEN, DEM_OPEN};
+  static const struct dem_range restitution = {0.0, 1.0, DEM_OPEN,
+                                               DEM_CLOSED};
   const struct dem_node *m;
   dem_status st;
   if ((st = dem_cfg_mapping(root, "materials", 1, &m)))
@@ -53,7 +56,13 @@ dem_status dem_setup_materials(const struct dem_node *root,
         (st = dem_cfg_double(def, "young_modulus", 1, 0, DEM_POSITIVE,
                              &mat->young_modulus)) ||
         (st = dem_cfg_double(def, "poisson_ratio", 1, 0, poisson,
-                             &mat->poisson_ratio)))
+                             &mat->poisson_ratio)) ||
+        (st = dem_cfg_double(def, "restitution", 0, 1.0, restitution,
+                             &mat->restitution)) ||
+        (st = dem_cfg_double(def, "friction", 0, 0.0, DEM_NONNEGATIVE,
+                             &mat->friction)) ||
+        (st = dem_cfg_double(def, "rolling_friction", 0, 0.0, DEM_NONNEGATIVE,
+                             &mat->rolling_friction)))
       return st;
   }
   return DEM_OK;

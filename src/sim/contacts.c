@@ -34,13 +34,14 @@ static dem_status grow_old(struct dem_contact_list *c, size_t cap) {
 }
 
 dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
-                             int has_torque) {
+                             int has_torque, int dissipative) {
   for (int k = 0; k < 2; k++) {
     enum dem_item item = k ? DEM_ITEM_WALL_CONTACTS : DEM_ITEM_PAIRS;
     struct dem_contact_list *c = list_of(sim, item);
     size_t cap = sim->s.n + 64;
     c->state_width = state_width;
     c->has_torque = has_torque;
+    c->dissipative = dissipative;
     c->n = c->n_old = 0;
     dem_status st = dem_fields_alloc(sim, item, cap, 0);
     if (!st)
@@ -49,7 +50,8 @@ dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
       return st;
     c->cap = cap;
   }
-  return DEM_OK;
+  /* The spheres' arrays whose width depends on the law (their work). */
+  return dem_fields_alloc(sim, DEM_ITEM_SPHERES, sim->s.n, sim->s.n);
 }
 
 /* Makes the current contacts the merge's source (old_*) and gives the

@@ -46,9 +46,10 @@ dem_status dem_contacts_adopt(struct dem_sim *sim, enum dem_item item,
 void dem_contacts_rows(const struct dem_sim *sim, enum dem_item item,
                        size_t *rows);
 
-/* Sets the model's history width and whether it makes torques, and
- * allocates both lists for `capacity` contacts. */
+/* Sets the model's history width, whether it makes torques and reports
+ * dissipated work, and allocates both lists (and the spheres' arrays
+ * whose width depends on the law). */
 dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
-                             int has_torque);
+                             int has_torque, int dissipative);
 
 #endif

@@ -54,6 +54,8 @@ const struct dem_field dem_fields[] = {
      "velocity at the time forces are evaluated, lab frame"},
     {"w_contact", NULL, BODY(w_contact), F64, 3, ORDER, "rad/s",
      "angular velocity at the time forces are evaluated, lab frame"},
+    {"w_move", NULL, BODY(w_move), F64, 3, ORDER, "rad/s",
+     "angular velocity as the scheme holds it, lab frame"},
     {"id", NULL, BODY(id), I64, 1, ORDER, "1", "number in the input"},
     {"index_of", NULL, BODY(index_of), I64, 1, 0, "1", "place of each id"},
     {"first_member", NULL, BODY(first_member), I64, 1, DEM_FIELD_PLUS_ONE, "1",
@@ -75,6 +77,10 @@ const struct dem_field dem_fields[] = {
      "contact forces being gathered, lab frame"},
     {"torque", NULL, SPHERE(torque), F64, 3, ORDER, "N m",
      "contact torques about the centre being gathered, lab frame"},
+    {"dissipated", "state/sphere_dissipated", SPHERE(dissipated), F64,
+     DEM_WIDTH_WORK, ORDER | RESTART, "J",
+     "work dissipated by the contacts this sphere owns (damping, friction, "
+     "rolling)"},
     {"material", NULL, SPHERE(material), I32, 1, ORDER, "1", "material"},
     {"id", NULL, SPHERE(id), I64, 1, ORDER, "1", "number in the input"},
     {"index_of", NULL, SPHERE(index_of), I64, 1, 0, "1", "place of each id"},
@@ -125,6 +131,8 @@ int dem_field_width(const struct dem_sim *sim, const struct dem_field *f) {
     return list_of(sim, f->item)->state_width;
   if (f->width == DEM_WIDTH_TORQUE)
     return list_of(sim, f->item)->has_torque ? 6 : 0;
+  if (f->width == DEM_WIDTH_WORK)
+    return sim->pairs.dissipative ? DEM_N_DISSIPATION : 0;
   return f->width;
 }
 

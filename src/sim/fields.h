@@ -46,6 +46,7 @@ enum dem_field_flags {
 enum {
   DEM_WIDTH_STATE = -1,  /* the contact model's history per contact */
   DEM_WIDTH_TORQUE = -2, /* 6 when the model makes torques, else 0 */
+  DEM_WIDTH_WORK = -3,   /* DEM_N_DISSIPATION when the model dissipates */
 };
 
 struct dem_field {

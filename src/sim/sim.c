@@ -59,6 +59,7 @@ void dem_sim_release(struct dem_sim *sim) {
     free(sim->materials[i].name);
   free(sim->materials);
   free(sim->law.params);
+  free(sim->law.props);
   for (size_t i = 0; i < sim->n_shapes; i++)
     dem_shape_release(&sim->shapes[i]);
   free(sim->shapes);

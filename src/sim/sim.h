@@ -17,6 +17,25 @@
 struct dem_material {
   char *name;
   double density, young_modulus, poisson_ratio;
+  /* What dissipative contact laws use (hertz ignores them): coefficient
+   * of normal restitution (0, 1], Coulomb friction and rolling friction
+   * coefficients (>= 0). */
+  double restitution, friction, rolling_friction;
+};
+
+/* How contacts dissipate energy, as the energy series reports it. */
+enum dem_dissipation {
+  DEM_DISSIPATION_DAMPING,  /* viscous damping, normal and tangential */
+  DEM_DISSIPATION_FRICTION, /* Coulomb sliding */
+  DEM_DISSIPATION_ROLLING,  /* rolling resistance */
+  DEM_N_DISSIPATION
+};
+
+/* The dissipative properties of a contact between two materials: mixed
+ * from theirs, or given for the pair (contact.pairs). */
+struct dem_pair_props {
+  double restitution, friction, rolling_friction;
+  int given; /* 1: from a contact.pairs entry */
 };
 
 /* Every per-item array below is listed once in the field table
@@ -27,14 +46,16 @@ struct dem_material {
  * frame; force and torque accumulators in the lab frame. v and w are what
  * the scheme holds (half a step behind at a step boundary for leapfrog);
  * v_sync and w_sync what the observer reports at a boundary; v_contact and
- * w_contact (lab) what the contact kernels see. Bodies are renumbered in
+ * w_contact (lab) what the contact kernels see as the velocities at the
+ * force's time, w_move the scheme's w in the lab frame (with v, what moved
+ * the bodies over the step). Bodies are renumbered in
  * space now and then (sim/body_order.c): id[i] is body i's number in the
  * input and the output, index_of[id] its place in these arrays now. */
 struct dem_bodies {
   size_t n;
   double (*x)[3], (*v)[3], (*q)[4], (*w)[3];
   double (*v_sync)[3], (*w_sync)[3];
-  double (*v_contact)[3], (*w_contact)[3];
+  double (*v_contact)[3], (*w_contact)[3], (*w_move)[3];
   double (*force)[3], (*torque)[3];
   double *mass, (*inertia)[3];
   double *rot_aux; /* n x DEM_ROT_AUX, the rotation scheme's own state */
@@ -53,6 +74,9 @@ struct dem_spheres {
   double (*x_build)[3];             /* position at the last neighbour build */
   double (*offset)[3];              /* body principal frame */
   double (*force)[3], (*torque)[3]; /* contact sums (torque about x) */
+  /* Work dissipated by the contacts each sphere owns, since the start, by
+   * mechanism (n x DEM_N_DISSIPATION; dissipative laws only). */
+  double *dissipated;
   double *radius;
   int *body;
   int *material;
@@ -85,7 +109,7 @@ struct dem_contact_list {
   double (*force)[3];  /* on the owner, lab frame, at the last evaluation */
   double (*torque)[6]; /* on the owner and on the partner sphere, about
                           their centres (models with torques only) */
-  int state_width, has_torque;
+  int state_width, has_torque, dissipative;
   /* The previous build's keys, states and owner ranges, the source of
    * the merge that carries states over (sim/contacts.c). */
   size_t n_old;
@@ -148,6 +172,7 @@ struct dem_contact_law {
   const struct dem_contact_model *model;
   void *params;
   size_t n_materials, params_size;
+  struct dem_pair_props *props; /* n x n, what the parameters came from */
 };
 
 struct dem_sim {
