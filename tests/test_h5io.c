@@ -209,9 +209,17 @@ static int snapshot_differs(const char *path, long index,
 }
 
 static struct dem_energy_row energy_row(long step, double total) {
-  struct dem_energy_row r = {step,        0.5 * (double)step, total * 0.25,
-                             total * 0.5, total * 0.125,      total * 0.125,
-                             total};
+  struct dem_energy_row r = {.step = step,
+                             .time = 0.5 * (double)step,
+                             .kinetic_translational = total * 0.25,
+                             .kinetic_rotational = total * 0.5,
+                             .elastic = total * 0.125,
+                             .gravity = total * 0.125,
+                             .total = total,
+                             .dissipated_damping = total * 0.01,
+                             .dissipated_friction = total * 0.02,
+                             .dissipated_rolling = total * 0.04,
+                             .dissipated = total * 0.07};
   return r;
 }
 
@@ -352,7 +360,14 @@ START_TEST(test_summary_edge_cases) {
   struct dem_energy_summary sum;
   long step[2] = {0, 1};
   double t[2] = {0.0, 1.0}, zero[2] = {0.0, 1.0};
-  struct dem_energy_series z = {2, step, t, zero, zero, zero, zero, zero};
+  struct dem_energy_series z = {.n = 2,
+                                .step = step,
+                                .time = t,
+                                .kinetic_translational = zero,
+                                .kinetic_rotational = zero,
+                                .elastic = zero,
+                                .gravity = zero,
+                                .total = zero};
   dem_energy_summarize(&empty, &sum);
   ck_assert_uint_eq(sum.n, 0);
   ck_assert(sum.e0 == 0.0 && sum.max_rel_dev == 0.0);

@@ -8,11 +8,12 @@
 #include "dem/status.h"
 #include "io/h5io.h"
 
-enum { COLUMNS = 8, CELL = 64 };
+enum { COLUMNS = 11, CELL = 64 };
 
 static const char *const table_header[COLUMNS] = {
-    "file",  "rows",      "t_end",      "E0",
-    "E_end", "max_dev_%", "mean_dev_%", "drift_%"};
+    "file",  "rows",          "t_end",          "E0",
+    "E_end", "max_dev_%",     "mean_dev_%",     "drift_%",
+    "W_end", "balance_max_%", "balance_drift_%"};
 static const char *const csv_header[COLUMNS] = {"file",
                                                 "rows",
                                                 "t_end",
@@ -20,7 +21,10 @@ static const char *const csv_header[COLUMNS] = {"file",
                                                 "e_end",
                                                 "max_rel_dev_percent",
                                                 "mean_rel_dev_percent",
-                                                "final_drift_percent"};
+                                                "final_drift_percent",
+                                                "dissipated_end",
+                                                "max_balance_percent",
+                                                "final_balance_percent"};
 
 struct report {
   const char *file;
@@ -37,6 +41,11 @@ static void usage(FILE *f) {
         "  max_dev_%   max |E-E0|/|E0| over all rows, in percent\n"
         "  mean_dev_%  mean |E-E0|/|E0| over all rows, in percent\n"
         "  drift_%     (E_end-E0)/|E0|, in percent (signed)\n"
+        "  W_end       work dissipated by the contacts up to the last row\n"
+        "  balance_max_%    max |E+W-E0|/|E0| over all rows, in percent\n"
+        "  balance_drift_%  (E_end+W_end-E0)/|E0|, in percent (signed):\n"
+        "              the energy balance, exact but for the time step's\n"
+        "              error (equal to max_dev and drift when W = 0)\n"
         "\n"
         "options:\n"
         "  --csv       comma-separated values with a header line\n"
@@ -61,7 +70,10 @@ static void format_cells(const struct report *r, int exact,
                            r->s.e_end,
                            100.0 * r->s.max_rel_dev,
                            100.0 * r->s.mean_rel_dev,
-                           100.0 * r->s.final_drift};
+                           100.0 * r->s.final_drift,
+                           r->s.w_end,
+                           100.0 * r->s.max_balance,
+                           100.0 * r->s.final_balance};
   snprintf(cells[1], CELL, "%zu", r->s.n);
   for (int c = 2; c < COLUMNS; c++) {
     if (exact)

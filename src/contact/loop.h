@@ -22,9 +22,10 @@ typedef void (*dem_pair_kernel)(const void *params, const struct dem_pair *g,
 
 /* Velocity of body b's material at point p, lab frame, from its velocity
  * v and angular velocity w (lab). */
-static DEM_ALWAYS_INLINE void
-dem_point_velocity(const struct dem_sim *sim, int b, const double p[3],
-                   double (*v)[3], double (*w)[3], double out[3]) {
+static DEM_ALWAYS_INLINE void dem_point_velocity(const struct dem_sim *sim,
+                                                 int b, const double p[3],
+                                                 double (*v)[3], double (*w)[3],
+                                                 double out[3]) {
   double arm[3], wxr[3];
   v3_sub(arm, p, sim->b.x[b]);
   v3_cross(wxr, w[b], arm);
@@ -227,12 +228,12 @@ dem_contact_loop(struct dem_sim *sim, struct dem_contact_list *c,
 
 /* Every sphere-sphere contact, through `kernel` (and `release`, for a
  * dissipative model, or NULL). */
-#define dem_contact_pairs_loop(sim, dt, kernel, release, flags)               \
+#define dem_contact_pairs_loop(sim, dt, kernel, release, flags)                \
   dem_contact_loop((sim), &(sim)->pairs, 0, (dt), (kernel), (release), (flags))
 
 /* Every sphere-wall contact (the box's flat walls), the same way. */
-#define dem_contact_walls_loop(sim, dt, kernel, release, flags)               \
-  dem_contact_loop((sim), &(sim)->wall_contacts, 1, (dt), (kernel),           \
-                   (release), (flags))
+#define dem_contact_walls_loop(sim, dt, kernel, release, flags)                \
+  dem_contact_loop((sim), &(sim)->wall_contacts, 1, (dt), (kernel), (release), \
+                   (flags))
 
 #endif

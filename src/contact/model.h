@@ -71,6 +71,9 @@ struct dem_contact_model {
   size_t params_size;
   dem_status (*mix)(const struct dem_material *a, const struct dem_material *b,
                     const struct dem_pair_props *pair, void *params);
+  /* After every pair is mixed, work the model does once for the table
+   * (NULL: none). */
+  dem_status (*prepare)(struct dem_contact_law *law);
   int state_width; /* doubles of history per contact (0: none) */
   unsigned flags;  /* enum dem_model_flags */
   /* Every sphere-sphere contact and every sphere-wall contact of the

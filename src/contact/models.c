@@ -6,10 +6,11 @@
 #include "contact/model.h"
 #include "sim/contacts.h"
 
-extern const struct dem_contact_model dem_contact_hertz;
+extern const struct dem_contact_model dem_contact_hertz,
+    dem_contact_hertz_mindlin;
 
 const struct dem_contact_model *const dem_contact_models[] = {
-    &dem_contact_hertz, NULL};
+    &dem_contact_hertz, &dem_contact_hertz_mindlin, NULL};
 
 const struct dem_contact_model *dem_contact_model_find(const char *name) {
   for (size_t i = 0; dem_contact_models[i]; i++)
@@ -35,13 +36,15 @@ dem_status dem_contact_law_init(struct dem_sim *sim,
   for (size_t a = 0; a < n; a++)
     for (size_t b = 0; b < n; b++) {
       struct dem_pair_props *p = &law->props[a * n + b];
-      *p = props ? props[a * n + b]
-                 : (struct dem_pair_props){1.0, 0.0, 0.0, 0};
+      *p = props ? props[a * n + b] : (struct dem_pair_props){1.0, 0.0, 0.0, 0};
       dem_status st = model->mix(&sim->materials[a], &sim->materials[b], p,
                                  (char *)law->params + (a * n + b) * size);
       if (st)
         return st;
     }
+  dem_status st = model->prepare ? model->prepare(law) : DEM_OK;
+  if (st)
+    return st;
   return dem_contacts_init(sim, model->state_width,
                            (model->flags & DEM_MODEL_TORQUE) != 0,
                            (model->flags & DEM_MODEL_DISSIPATIVE) != 0);

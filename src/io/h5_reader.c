@@ -85,6 +85,9 @@ dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out) {
     hsize_t dims = 0;
     hid_t sp;
     int ok;
+    if (dem_h5u_energy_columns[c].since > 1 &&
+        H5Lexists(g, dem_h5u_energy_columns[c].name, H5P_DEFAULT) <= 0)
+      continue; /* added later than the file: zeros */
     ds[c] = H5Dopen2(g, dem_h5u_energy_columns[c].name, H5P_DEFAULT);
     sp = ds[c] >= 0 ? H5Dget_space(ds[c]) : -1;
     ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
@@ -132,19 +135,27 @@ void dem_energy_summarize(const struct dem_energy_series *s,
   out->e0 = e0;
   out->e_end = s->total[s->n - 1];
   out->t_end = s->time[s->n - 1];
+  out->w_end = s->dissipated[s->n - 1];
   if (scale == 0.0) {
     out->max_rel_dev = out->mean_rel_dev = out->final_drift = NAN;
+    out->max_balance = out->final_balance = NAN;
     return;
   }
+  double max_balance = 0.0;
   for (size_t i = 0; i < s->n; i++) {
     double dev = fabs(s->total[i] - e0) / scale;
+    double bal = fabs(s->total[i] + s->dissipated[i] - e0) / scale;
     if (dev > max_dev || isnan(dev))
       max_dev = dev;
+    if (bal > max_balance || isnan(bal))
+      max_balance = bal;
     sum_dev += dev;
   }
   out->max_rel_dev = max_dev;
   out->mean_rel_dev = sum_dev / (double)s->n;
   out->final_drift = (out->e_end - e0) / scale;
+  out->max_balance = max_balance;
+  out->final_balance = (out->e_end + out->w_end - e0) / scale;
 }
 
 /* ------------------------------------------------------------------ */

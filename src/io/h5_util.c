@@ -5,10 +5,14 @@
 #include <stddef.h>
 
 const struct dem_h5u_energy_column dem_h5u_energy_columns[DEM_H5U_ENERGY_N] = {
-    {"step", "1", "time step number", 0, 0},
-#define DEM_H5U_COLUMN(name, unit, doc)                                        \
-  {#name, unit, doc, offsetof(struct dem_energy_row, name),                    \
-   offsetof(struct dem_energy_series, name)},
+    {"step", "1", "time step number", 0, 0, 1},
+#define DEM_H5U_COLUMN(name, unit, since, doc)                                 \
+  {#name,                                                                      \
+   unit,                                                                       \
+   doc,                                                                        \
+   offsetof(struct dem_energy_row, name),                                      \
+   offsetof(struct dem_energy_series, name),                                   \
+   since},
     DEM_ENERGY_COLUMNS(DEM_H5U_COLUMN)
 #undef DEM_H5U_COLUMN
 };
@@ -168,9 +172,11 @@ herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
     for (int c = 0; c < DEM_H5U_ENERGY_N && n > 0 && !retry; c++) {
       size_t elem = c == 0 ? sizeof(long) : sizeof(double);
       hsize_t chunk;
-      cols[c] = malloc((size_t)n * elem);
+      cols[c] = ds[c] < 0 ? calloc((size_t)n, elem) : malloc((size_t)n * elem);
       if (!cols[c])
         goto fail;
+      if (ds[c] < 0) /* a column this file's dem did not write: zeros */
+        continue;
       if (read_prefix(ds[c], c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, n,
                       cols[c]) >= 0)
         continue;
@@ -189,6 +195,8 @@ herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
   if (n > 0) {
     size_t keep = fill_tail_long(cols[0], (size_t)n);
     for (int c = 1; c < DEM_H5U_ENERGY_N; c++) {
+      if (ds[c] < 0)
+        continue;
       size_t t = fill_tail_double(cols[c], (size_t)n);
       if (t < keep)
         keep = t;

@@ -16,8 +16,9 @@
 struct dem_h5u_energy_column {
   const char *name, *unit, *description;
   size_t row_offset, series_offset;
+  int since; /* the format version that added it (older files lack it) */
 };
-#define DEM_H5U_COUNT_COLUMN(name, unit, doc) +1
+#define DEM_H5U_COUNT_COLUMN(name, unit, since, doc) +1
 enum { DEM_H5U_ENERGY_N = 1 DEM_ENERGY_COLUMNS(DEM_H5U_COUNT_COLUMN) };
 #undef DEM_H5U_COUNT_COLUMN
 extern const struct dem_h5u_energy_column
@@ -52,7 +53,8 @@ double dem_h5u_energy_fill(void);
  * sets *rows to the rows that were written: n less what a run killed in
  * the middle of a flush left behind, namely trailing chunks that lie past
  * the end of the file's allocated space ("addr overflow") and trailing
- * rows that read as fill values in some column. Returns < 0 (cols freed)
+ * rows that read as fill values in some column. A column whose ds is < 0
+ * (an older file lacks it) reads as zeros. Returns < 0 (cols freed)
  * when a read fails otherwise. */
 herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
                            void *cols[DEM_H5U_ENERGY_N], hsize_t *rows);

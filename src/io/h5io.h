@@ -48,21 +48,30 @@ dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);
 
-/* The energy series: a step column, then these (X(name, unit,
- * description)), one dataset each under /energy. A new column is a new
- * line here. */
+/* The energy series: a step column, then these (X(name, unit, since,
+ * description)), one dataset each under /energy. `since` is the version
+ * that added the column: a file of an older dem reads as zeros there. A
+ * new column is a new line here. */
 #define DEM_ENERGY_COLUMNS(X)                                                  \
-  X(time, "s", "time of the row")                                              \
-  X(kinetic_translational, "J", "translational kinetic energy, sum m v^2/2")   \
-  X(kinetic_rotational, "J",                                                   \
+  X(time, "s", 1, "time of the row")                                           \
+  X(kinetic_translational, "J", 1,                                             \
+    "translational kinetic energy, sum m v^2/2")                               \
+  X(kinetic_rotational, "J", 1,                                                \
     "rotational kinetic energy, sum of I_k w_k^2/2 in the principal frames")   \
-  X(elastic, "J", "elastic energy stored in the contacts")                     \
-  X(gravity, "J", "gravitational potential energy, -sum m g.x")                \
-  X(total, "J", "kinetic + elastic + gravitational energy")
+  X(elastic, "J", 1, "elastic energy stored in the contacts")                  \
+  X(gravity, "J", 1, "gravitational potential energy, -sum m g.x")             \
+  X(total, "J", 1, "kinetic + elastic + gravitational energy")                 \
+  X(dissipated_damping, "J", 2,                                                \
+    "work dissipated by the contacts' dashpots since the start")               \
+  X(dissipated_friction, "J", 2, "work dissipated by sliding since the start") \
+  X(dissipated_rolling, "J", 2,                                                \
+    "work dissipated by rolling resistance since the start")                   \
+  X(dissipated, "J", 2,                                                        \
+    "all work dissipated since the start: total + dissipated is constant")
 
 struct dem_energy_row {
   long step;
-#define DEM_ENERGY_ROW_MEMBER(name, unit, doc) double name;
+#define DEM_ENERGY_ROW_MEMBER(name, unit, since, doc) double name;
   DEM_ENERGY_COLUMNS(DEM_ENERGY_ROW_MEMBER)
 #undef DEM_ENERGY_ROW_MEMBER
 };
@@ -128,7 +137,7 @@ dem_status dem_h5_close(struct dem_h5_writer *w);
 struct dem_energy_series {
   size_t n;
   long *step;
-#define DEM_ENERGY_SERIES_MEMBER(name, unit, doc) double *name;
+#define DEM_ENERGY_SERIES_MEMBER(name, unit, since, doc) double *name;
   DEM_ENERGY_COLUMNS(DEM_ENERGY_SERIES_MEMBER)
 #undef DEM_ENERGY_SERIES_MEMBER
 };
@@ -138,11 +147,16 @@ void dem_energy_series_free(struct dem_energy_series *s);
 /* Summary of an energy series, as `dem energy` prints it. Relative values
  * are fractions of |E0| (multiply by 100 for percent): max_rel_dev =
  * max |E-E0|/|E0|, mean_rel_dev = mean over all rows of |E-E0|/|E0|,
- * final_drift = (E_end-E0)/|E0| (signed). They are NaN when E0 is 0; all
- * fields are 0 for an empty series. */
+ * final_drift = (E_end-E0)/|E0| (signed), and the same of E + W for the
+ * balance. They are NaN when E0 is 0; all fields are 0 for an empty
+ * series. */
 struct dem_energy_summary {
   double e0, e_end, max_rel_dev, mean_rel_dev, final_drift, t_end;
   size_t n;
+  /* The balance: W the work dissipated since the start; max |E + W -
+   * E0|/|E0| and (E_end + W_end - E0)/|E0| (equal to the drift's when
+   * nothing is dissipated). */
+  double w_end, max_balance, final_balance;
 };
 void dem_energy_summarize(const struct dem_energy_series *s,
                           struct dem_energy_summary *out);

@@ -347,7 +347,9 @@ dem_status dem_pipeline_add_load(struct dem_pipeline *p,
  * evaluated, for contact laws that read them: the scheme's velocities
  * moved on by `lag` steps with the force and torque of the last
  * evaluation (a predictor; for integrators with half-step angular
- * velocities, their own synchronisation). */
+ * velocities, their own synchronisation); and the scheme's angular
+ * velocity in the lab frame, which (with v) moved the bodies over the
+ * step. */
 static void predict_velocities(const struct dem_pipeline *p,
                                struct dem_sim *sim, double lag) {
   struct dem_bodies *b = &sim->b;
@@ -368,6 +370,7 @@ static void predict_velocities(const struct dem_pipeline *p,
       v3_copy(w, b->w[i]);
     }
     q_rotate(b->w_contact[i], b->q[i], w);
+    q_rotate(b->w_move[i], b->q[i], b->w[i]);
   }
 }
 

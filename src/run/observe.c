@@ -73,13 +73,21 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
     grav -= b->mass[i] * v3_dot(sim->gravity, b->x[i]);
   }
   double el = dem_contact_elastic_energy(sim, o->scratch);
-  *row = (struct dem_energy_row){.step = sim->step,
-                                 .time = sim->t,
-                                 .kinetic_translational = kt,
-                                 .kinetic_rotational = kr,
-                                 .elastic = el,
-                                 .gravity = grav,
-                                 .total = kt + kr + el + grav};
+  double w[DEM_N_DISSIPATION];
+  dem_contact_dissipated(sim, w);
+  *row = (struct dem_energy_row){
+      .step = sim->step,
+      .time = sim->t,
+      .kinetic_translational = kt,
+      .kinetic_rotational = kr,
+      .elastic = el,
+      .gravity = grav,
+      .total = kt + kr + el + grav,
+      .dissipated_damping = w[DEM_DISSIPATION_DAMPING],
+      .dissipated_friction = w[DEM_DISSIPATION_FRICTION],
+      .dissipated_rolling = w[DEM_DISSIPATION_ROLLING],
+      .dissipated = w[DEM_DISSIPATION_DAMPING] + w[DEM_DISSIPATION_FRICTION] +
+                    w[DEM_DISSIPATION_ROLLING]};
 }
 
 /* Room for the output rows of the contact lists. */

@@ -11,10 +11,9 @@
  * of the two materials' values. */
 static struct dem_pair_props mixed(const struct dem_material *a,
                                    const struct dem_material *b) {
-  return (struct dem_pair_props){sqrt(a->restitution * b->restitution),
-                                 sqrt(a->friction * b->friction),
-                                 sqrt(a->rolling_friction * b->rolling_friction),
-                                 0};
+  return (struct dem_pair_props){
+      sqrt(a->restitution * b->restitution), sqrt(a->friction * b->friction),
+      sqrt(a->rolling_friction * b->rolling_friction), 0};
 }
 
 /* One contact.pairs entry: {materials: [a, b], restitution, friction,
@@ -23,8 +22,7 @@ static dem_status read_pair(struct dem_sim *sim, const struct dem_node *item,
                             struct dem_pair_props *table) {
   static const char *const keys[] = {"materials", "restitution", "friction",
                                      "rolling_friction", NULL};
-  static const struct dem_range restitution = {0.0, 1.0, DEM_OPEN,
-                                               DEM_CLOSED};
+  static const struct dem_range restitution = {0.0, 1.0, DEM_OPEN, DEM_CLOSED};
   const struct dem_node *names;
   int m[2];
   dem_status st;
@@ -45,8 +43,9 @@ static dem_status read_pair(struct dem_sim *sim, const struct dem_node *item,
   size_t nm = sim->n_materials;
   struct dem_pair_props *p = &table[(size_t)m[0] * nm + (size_t)m[1]];
   if (p->given)
-    return dem_cfg_error(item, "contact.pairs: the pair [%s, %s] is given "
-                               "twice",
+    return dem_cfg_error(item,
+                         "contact.pairs: the pair [%s, %s] is given "
+                         "twice",
                          sim->materials[m[0]].name, sim->materials[m[1]].name);
   if ((st = dem_cfg_double(item, "restitution", 0, p->restitution, restitution,
                            &p->restitution)) ||

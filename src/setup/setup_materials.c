@@ -27,11 +27,11 @@ dem_status dem_setup_find_material(const struct dem_sim *sim,
 dem_status dem_setup_materials(const struct dem_node *root,
                                struct dem_sim *sim) {
   static const char *const keys[] = {
-      "density",     "young_modulus", "poisson_ratio", "restitution",
-      "friction", "rolling_friction", NULL};
+      "density",     "young_modulus", "poisson_ratio",
+      "restitution", "friction",      "rolling_friction",
+      NULL};
   static const struct dem_range poisson = {-1.0, 0.5, DEM_OPEN, DEM_OPEN};
-  static const struct dem_range restitution = {0.0, 1.0, DEM_OPEN,
-                                               DEM_CLOSED};
+  static const struct dem_range restitution = {0.0, 1.0, DEM_OPEN, DEM_CLOSED};
   const struct dem_node *m;
   dem_status st;
   if ((st = dem_cfg_mapping(root, "materials", 1, &m)))
