@@ -43,6 +43,44 @@ static void print_shapes(const struct dem_sim *sim) {
   }
 }
 
+/* The contact law's material pairs, as dissipative laws use them (at most
+ * `most` lines); a conservative law says what it ignores. */
+static void print_pairs(const struct dem_sim *sim, int quiet, size_t most) {
+  const struct dem_contact_law *law = &sim->law;
+  const size_t nm = sim->n_materials;
+  if (!(law->model->flags & DEM_MODEL_DISSIPATIVE)) {
+    for (size_t a = 0; a < nm; a++) {
+      const struct dem_material *m = &sim->materials[a];
+      if (m->restitution != 1 || m->friction != 0 || m->rolling_friction != 0) {
+        fprintf(stderr,
+                "  warning: material '%s' has restitution, friction or "
+                "rolling friction, which contact model '%s' ignores (use "
+                "contact.model: hertz_mindlin)\n",
+                m->name, law->model->name);
+        return;
+      }
+    }
+    return;
+  }
+  if (quiet)
+    return;
+  size_t shown = 0, all = nm * (nm + 1) / 2;
+  for (size_t a = 0; a < nm; a++)
+    for (size_t b = a; b < nm && shown < most; b++, shown++) {
+      const struct dem_pair_props *p = &law->props[a * nm + b];
+      fprintf(stderr,
+              "  contact %s-%s: restitution %.6g, friction %.6g, rolling "
+              "friction %.6g (%s)\n",
+              sim->materials[a].name, sim->materials[b].name, p->restitution,
+              p->friction, p->rolling_friction,
+              p->given ? "given in contact.pairs"
+              : a == b ? "the material's"
+                       : "geometric means of the materials'");
+    }
+  if (all > shown)
+    fprintf(stderr, "  ... and %zu more material pairs\n", all - shown);
+}
+
 void dem_run_print_setup(const struct dem_run *r, int quiet) {
   const struct dem_sim *sim = &r->sim;
   const struct dem_contact_model *model = sim->law.model;
@@ -53,6 +91,7 @@ void dem_run_print_setup(const struct dem_run *r, int quiet) {
     if (r->out.print_shapes)
       print_shapes(sim);
   }
+  print_pairs(sim, quiet, r->opt->check_only ? (size_t)-1 : 12);
   double dtr = rayleigh_time_step(sim);
   struct dem_dt_advice h;
   model->time_step(sim, &h);

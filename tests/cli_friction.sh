@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Frictional, damped runs (hertz_mindlin) end bitwise the same: N + N steps restarted vs 2N, for every named scheme; 1 vs 2 threads; bodies in spatial order or not; and a settling pile's energy balance closes.
+# Usage: bash tests/cli_friction.sh DEM_BINARY SOURCE_DIR
+# DEM_TEST_QUICK=1 (the sanitizer build) runs fewer schemes.
+set -u
+DEM=$(realpath "$1")
+pass=0
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+ok() { pass=$((pass + 1)); }
+bad() {
+  fail=$((fail + 1))
+  echo "FAIL: $*"
+}
+
+PY=""
+for p in /usr/bin/python3 python3; do
+  if command -v "$p" > /dev/null && "$p" -c 'import h5py' 2> /dev/null; then
+    PY=$p
+    break
+  fi
+done
+if [ -z "$PY" ]; then
+  echo "FAIL: no python3 with h5py (apt-get install python3-h5py)"
+  echo "cli_friction: 0 passed, 1 failed"
+  exit 1
+fi
+
+# same A.h5 B.h5: every dataset of the last snapshots (bodies, spheres,
+# contacts with their history, state) and the energy rows of the steps
+# both files have are bitwise equal. Prints what differs.
+cat > same.py << 'EOF'
+import sys
+import h5py
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+la = a["snapshots"][sorted(a["snapshots"])[-1]]
+lb = b["snapshots"][sorted(b["snapshots"])[-1]]
+bad = []
+def names(g):
+    out = []
+    g.visititems(lambda n, o: out.append(n) if isinstance(o, h5py.Dataset) else None)
+    return set(out)
+if la.attrs["step"] != lb.attrs["step"]:
+    bad.append("step %r != %r" % (la.attrs["step"], lb.attrs["step"]))
+for n in sorted(names(la) | names(lb)):
+    if n not in la or n not in lb:
+        bad.append("%s missing" % n)
+        continue
+    x, y = la[n][()], lb[n][()]
+    if x.shape != y.shape or x.tobytes() != y.tobytes():
+        bad.append("%s differs" % n)
+if "contacts/history" not in la:
+    bad.append("no contact history stored")
+ea, eb = a["energy"], b["energy"]
+ra = {int(s): i for i, s in enumerate(ea["step"][()])}
+rb = {int(s): i for i, s in enumerate(eb["step"][()])}
+common = sorted(set(ra) & set(rb))
+diff = [s for s in common
+        if any(ea[c][ra[s]].tobytes() != eb[c][rb[s]].tobytes() for c in ea if c != "step")]
+if diff:
+    bad.append("energy rows differ at %d steps, first %d" % (len(diff), diff[0]))
+if ea["dissipated"][-1] <= 0:
+    bad.append("nothing dissipated: a weak test")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+same() {
+  local why
+  if why=$("$PY" same.py "$1" "$2" 2>&1); then ok; else bad "$3: $why"; fi
+}
+expect_rc() { # expect_rc WANT WHAT: checks $rc
+  if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1: $(cat err)"; fi
+}
+
+# Rods falling into a pile under gravity: contacts stick, slide and roll
+# when the run is cut and continued.
+cat > pile.yaml << 'EOF'
+simulation: {time_step: 2.0e-5, end_time: 0.08, seed: 7, gravity: [0, 0, -9.81]}
+materials:
+  glass: {density: 2500, young_modulus: 5.0e7, poisson_ratio: 0.25, restitution: 0.4, friction: 0.5, rolling_friction: 0.05}
+  steel: {density: 7800, young_modulus: 2.0e8, poisson_ratio: 0.3, restitution: 0.8, friction: 0.3}
+shapes:
+  rod: {material: glass, spheres: [{center: [-0.007, 0, 0], radius: 0.005}, {center: [0, 0, 0], radius: 0.005}, {center: [0.007, 0, 0], radius: 0.005}]}
+  ball: {material: steel, spheres: [{center: [0, 0, 0], radius: 0.006}]}
+particles:
+  - random_fill: {shape: rod, count: 40, speed: 0.5, angular_speed: 5, region: {min: [0, 0, 0], max: [0.06, 0.06, 0.1]}}
+  - random_fill: {shape: ball, count: 15, speed: 0.5, region: {min: [0, 0, 0], max: [0.06, 0.06, 0.1]}}
+domain: {box: {min: [0, 0, 0], max: [0.06, 0.06, 0.2]}, wall_material: steel}
+contact: {model: hertz_mindlin, sort_bodies: on, pairs: [{materials: [glass, steel], restitution: 0.6, friction: 0.4, rolling_friction: 0.02}]}
+output: {snapshot_interval: 0.02, energy_interval: 0.001}
+EOF
+
+schemes="spiral_leapfrog omelyan velocity_verlet_spiral direct_euler fincham pcdm"
+[ -n "${DEM_TEST_QUICK:-}" ] && schemes="spiral_leapfrog velocity_verlet_spiral"
+for scheme in $schemes; do
+  "$DEM" run pile.yaml -q -o full.h5 --force --set scheme="$scheme" 2> err
+  rc=$?
+  expect_rc 0 "$scheme: full run"
+  "$DEM" run pile.yaml -q -o part.h5 --force --set scheme="$scheme" \
+    --set simulation.end_time=0.04 2> err
+  rc=$?
+  expect_rc 0 "$scheme: first half"
+  "$DEM" run pile.yaml -q --restart part.h5 --set scheme="$scheme" 2> err
+  rc=$?
+  expect_rc 0 "$scheme: restart"
+  same full.h5 part.h5 "$scheme: restarted run differs"
+done
+
+# One and two threads, bodies sorted in space and not.
+"$DEM" run pile.yaml -q -o t1.h5 --force --threads 1 2> err
+rc=$?
+expect_rc 0 "1 thread"
+"$DEM" run pile.yaml -q -o t2.h5 --force --threads 2 2> err
+rc=$?
+expect_rc 0 "2 threads"
+same t1.h5 t2.h5 "1 vs 2 threads"
+"$DEM" run pile.yaml -q -o unsorted.h5 --force --threads 2 \
+  --set contact.sort_bodies=off 2> err
+rc=$?
+expect_rc 0 "unsorted"
+same t1.h5 unsorted.h5 "sorted vs unsorted"
+
+# dem check prints the pair table: the pair given and the mixed ones.
+"$DEM" check pile.yaml 2> err
+rc=$?
+expect_rc 0 "dem check"
+if grep -q "contact glass-steel: restitution 0.6, friction 0.4, rolling friction 0.02 (given in contact.pairs)" err &&
+  grep -q "contact glass-glass: restitution 0.4, friction 0.5" err; then ok; else
+  bad "dem check: no pair table: $(cat err)"
+fi
+
+# The energy balance of the pile (dem energy's balance columns) is small.
+"$DEM" energy t1.h5 --csv > energy.csv 2> err
+rc=$?
+expect_rc 0 "dem energy"
+if "$PY" - energy.csv << 'EOF'; then ok; else bad "balance: $(cat energy.csv)"; fi
+import csv, sys
+row = next(csv.DictReader(open(sys.argv[1])))
+w, bal = float(row["dissipated_end"]), float(row["max_balance_percent"])
+sys.exit(0 if w > 0 and bal < 0.1 else 1)
+EOF
+
+echo "cli_friction: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
