@@ -22,6 +22,7 @@ struct hm_params {
   double restitution; /* what alpha is found from */
   double alpha;       /* dashpots: c = alpha sqrt(m* k), k the stiffness */
   double mu, mu_r;    /* sliding and rolling friction coefficients */
+  double kt_kn;       /* k_t / k_n = 4 G* / E* */
 };
 
 /* The history of one contact. */
@@ -49,6 +50,7 @@ static dem_status mix(const struct dem_material *a,
   p->mu = pair->friction;
   p->mu_r = pair->rolling_friction;
   p->alpha = NAN; /* prepare() solves for it */
+  p->kt_kn = 4.0 * p->gstar / p->estar;
   return DEM_OK;
 }
 
@@ -100,9 +102,9 @@ static inline void tangential(double out[3], const double a[3],
 /* A spring's history (force or torque) turned into the current tangent
  * plane, its magnitude kept. */
 static inline void into_plane(double h[3], const double n[3]) {
-  double before = sqrt(v3_dot(h, h));
-  if (before == 0)
+  if (h[0] == 0 && h[1] == 0 && h[2] == 0)
     return;
+  double before = sqrt(v3_dot(h, h));
   tangential(h, h, n);
   double after = sqrt(v3_dot(h, h));
   if (after > 0)
@@ -130,8 +132,9 @@ static inline double rolling_inertia(const struct dem_pair *g) {
 
 /* The force law: forces at the time of evaluation from the predicted
  * velocities, spring increments and work from the motion over the step. */
-static inline void kernel(const void *params, const struct dem_pair *g,
-                          double *h, struct dem_pair_result *r) {
+static DEM_ALWAYS_INLINE void kernel(const void *params,
+                                     const struct dem_pair *g, double *h,
+                                     struct dem_pair_result *r) {
   const struct hm_params *p = params;
   const double dt = g->dt, d = g->overlap;
   double n[3];
@@ -140,9 +143,9 @@ static inline void kernel(const void *params, const struct dem_pair *g,
 
   /* Normal: Hertz and the Tsuji dashpot, never attractive. */
   const double kn = 2.0 * p->estar * sqrt_rd; /* dF/dd */
-  const double fe =
-      dem_hertz_force_k(dem_hertz_stiffness(p->estar, g->rstar), d);
-  double fd = -p->alpha * sqrt(g->mstar * kn) * v3_dot(g->v, n);
+  const double fe = (2.0 / 3.0) * kn * d;     /* 4/3 E* sqrt(R*) d^1.5 */
+  const double cn = p->alpha * sqrt(g->mstar * kn);
+  double fd = -cn * v3_dot(g->v, n);
   if (fe + fd < 0)
     fd = -fe;
   const double fn = fe + fd;
@@ -151,7 +154,7 @@ static inline void kernel(const void *params, const struct dem_pair *g,
 
   /* Tangential: the spring's force turned into the plane, increased by
    * the motion of the step, a dashpot, Coulomb's limit. */
-  const double kt = 8.0 * p->gstar * sqrt_rd;
+  const double kt = p->kt_kn * kn; /* 8 G* sqrt(R* d) */
   double fs[3], fs_old[3], vt[3], ut[3], ftd[3], ft[3];
   v3_copy(fs_old, h + H_FS);
   v3_copy(fs, fs_old);
@@ -159,7 +162,7 @@ static inline void kernel(const void *params, const struct dem_pair *g,
   tangential(ut, g->v_move, n);
   v3_axpy(fs, -kt * dt, ut);
   tangential(vt, g->v, n);
-  v3_scale(ftd, vt, -p->alpha * sqrt(g->mstar * kt));
+  v3_scale(ftd, vt, -cn * sqrt(p->kt_kn)); /* alpha sqrt(m* k_t) */
   v3_add(ft, fs, ftd);
   if (cap(ft, p->mu * fn)) { /* sliding: all of it is friction */
     v3_copy(fs, ft);

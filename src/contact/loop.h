@@ -169,71 +169,77 @@ static DEM_ALWAYS_INLINE void dem_owner_work(struct dem_sim *sim, int owner,
   }
 }
 
-/* Every contact of list c (pairs: walls = 0; sphere-wall: walls = 1),
- * through `kernel`; each owner's contacts by one thread, in key order, so
- * its dissipated work sums alike for any thread count. */
+/* This thread's share of the contacts of list c (pairs: walls = 0;
+ * sphere-wall: walls = 1), through `kernel`: each owner's contacts by one
+ * thread, in key order, so its dissipated work sums alike for any thread
+ * count. Called inside a parallel region by the loops below. */
 static DEM_ALWAYS_INLINE void
-dem_contact_loop(struct dem_sim *sim, struct dem_contact_list *c,
-                 const int walls, double dt, dem_pair_kernel kernel,
-                 void (*release)(const void *, const struct dem_pair *,
-                                 const double *, double *),
-                 unsigned flags) {
+dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
+                  const int walls, double dt, dem_pair_kernel kernel,
+                  void (*release)(const void *, const struct dem_pair *,
+                                  const double *, double *),
+                  unsigned flags) {
   const int *material = sim->s.material;
   const size_t w = (size_t)c->state_width;
-  const size_t n = c->n;
-#pragma omp parallel if (n > DEM_PARALLEL_MIN / 4)
-  {
-    size_t k0, k1;
-    double work[DEM_N_DISSIPATION] = {0};
-    dem_owner_slice((const int(*)[2])c->ij, n, &k0, &k1);
-    for (size_t k = k0; k < k1; k++) {
-      const int i = c->ij[k][0], j = c->ij[k][1];
-      struct dem_pair g;
-      if (!(walls ? dem_wall_touch(sim, k, &g) : dem_pair_touch(sim, k, &g))) {
-        if (dem_contact_open(c, k, flags)) {
-          /* It stopped touching in this step: a dissipative model counts
-           * the work of its forces going to zero; the history goes. */
-          if ((flags & DEM_MODEL_DISSIPATIVE) && release) {
-            double dw[DEM_N_DISSIPATION];
-            g.ri = g.arm_i = sim->s.radius[i];
-            g.rj = g.arm_j = walls ? 0.0 : sim->s.radius[j];
-            g.dist = sqrt(v3_dot(g.d, g.d));
-            g.overlap = 0.0;
-            g.dt = dt;
-            dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
-            release(dem_law_params(&sim->law, material[i],
-                                   walls ? sim->walls.material : material[j]),
-                    &g, c->state + k * w, dw);
-            for (int m = 0; m < DEM_N_DISSIPATION; m++)
-              work[m] += dw[m];
-          }
-          memset(c->state + k * w, 0, w * sizeof *c->state);
-        }
-      } else {
-        g.dt = dt;
-        if (flags & DEM_MODEL_VELOCITY)
+  size_t k0, k1;
+  double work[DEM_N_DISSIPATION] = {0};
+  dem_owner_slice((const int(*)[2])c->ij, c->n, &k0, &k1);
+  for (size_t k = k0; k < k1; k++) {
+    const int i = c->ij[k][0], j = c->ij[k][1];
+    struct dem_pair g;
+    if (!(walls ? dem_wall_touch(sim, k, &g) : dem_pair_touch(sim, k, &g))) {
+      if (dem_contact_open(c, k, flags)) {
+        /* It stopped touching in this step: a dissipative model counts
+         * the work of its forces going to zero; the history goes. */
+        if ((flags & DEM_MODEL_DISSIPATIVE) && release) {
+          double dw[DEM_N_DISSIPATION];
+          g.ri = g.arm_i = sim->s.radius[i];
+          g.rj = g.arm_j = walls ? 0.0 : sim->s.radius[j];
+          g.dist = sqrt(v3_dot(g.d, g.d));
+          g.overlap = 0.0;
+          g.dt = dt;
           dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
-        struct dem_pair_result r;
-        kernel(dem_law_params(&sim->law, material[i],
-                              walls ? sim->walls.material : material[j]),
-               &g, w ? c->state + k * w : NULL, &r);
-        dem_contact_store(c, k, flags, &r, work);
+          release(dem_law_params(&sim->law, material[i],
+                                 walls ? sim->walls.material : material[j]),
+                  &g, c->state + k * w, dw);
+          for (int m = 0; m < DEM_N_DISSIPATION; m++)
+            work[m] += dw[m];
+        }
+        memset(c->state + k * w, 0, w * sizeof *c->state);
       }
-      if ((flags & DEM_MODEL_DISSIPATIVE) &&
-          (k + 1 == k1 || c->ij[k + 1][0] != i))
-        dem_owner_work(sim, i, work);
+    } else {
+      g.dt = dt;
+      if (flags & DEM_MODEL_VELOCITY)
+        dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
+      struct dem_pair_result r;
+      kernel(dem_law_params(&sim->law, material[i],
+                            walls ? sim->walls.material : material[j]),
+             &g, w ? c->state + k * w : NULL, &r);
+      dem_contact_store(c, k, flags, &r, work);
     }
+    if ((flags & DEM_MODEL_DISSIPATIVE) &&
+        (k + 1 == k1 || c->ij[k + 1][0] != i))
+      dem_owner_work(sim, i, work);
   }
 }
 
 /* Every sphere-sphere contact, through `kernel` (and `release`, for a
- * dissipative model, or NULL). */
+ * dissipative model, or NULL): written in the model's own function, so
+ * that the parallel region holds the kernel as a constant and inlines
+ * it. */
 #define dem_contact_pairs_loop(sim, dt, kernel, release, flags)                \
-  dem_contact_loop((sim), &(sim)->pairs, 0, (dt), (kernel), (release), (flags))
+  do {                                                                         \
+    _Pragma("omp parallel if ((sim)->pairs.n > DEM_PARALLEL_MIN / 4)")         \
+        dem_contact_slice((sim), &(sim)->pairs, 0, (dt), (kernel), (release),  \
+                          (flags));                                            \
+  } while (0)
 
 /* Every sphere-wall contact (the box's flat walls), the same way. */
 #define dem_contact_walls_loop(sim, dt, kernel, release, flags)                \
-  dem_contact_loop((sim), &(sim)->wall_contacts, 1, (dt), (kernel), (release), \
-                   (flags))
+  do {                                                                         \
+    _Pragma("omp parallel if ((sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4)") \
+        dem_contact_slice((sim), &(sim)->wall_contacts, 1, (dt), (kernel),     \
+                          (release), (flags));                                 \
+  } while (0)
 
 #endif

@@ -47,6 +47,10 @@ dem_status dem_run_flush_rows(struct dem_run *r) {
 static dem_status observe(struct dem_run *r, int snapshot) {
   struct dem_energy_row row;
   dem_observe_energy(&r->obs, &r->sim, r->pipeline, &row);
+  if (!r->have_rows)
+    r->first_row = row;
+  r->last_row = row;
+  r->have_rows = 1;
   if (r->last_row_step != r->sim.step) {
     r->rows[r->n_rows++] = row;
     r->last_row_step = r->sim.step;

@@ -28,6 +28,8 @@ struct dem_run {
   long last_snapshot_step;
   long last_row_step; /* step of the last energy row recorded */
   long first_step;    /* step this process started from (restart: > 0) */
+  struct dem_energy_row first_row, last_row; /* of this process's run */
+  int have_rows;
 };
 
 /* The signal that asked the run to stop (0: none). */

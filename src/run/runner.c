@@ -1,4 +1,5 @@
 /* dem_run: load, check, set up or restart, integrate and write a run. */
+#include <math.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,6 +61,17 @@ static dem_status run_config(struct dem_run *r) {
   st = dem_run_integrate(r, opt->restart != NULL);
   if (r->n_rows && st != DEM_ERR_NUMERIC)
     dem_run_flush_rows(r);
+  if (!opt->quiet && r->have_rows) {
+    const struct dem_energy_row *a = &r->first_row, *b = &r->last_row;
+    double scale = fabs(a->total);
+    fprintf(stderr,
+            "  energy from t = %g s to %g s: %.6g J -> %.6g J, dissipated "
+            "%.6g J; balance (E + W - E0) / |E0| = %.3g\n",
+            a->time, b->time, a->total, b->total, b->dissipated - a->dissipated,
+            scale > 0
+                ? (b->total + b->dissipated - a->total - a->dissipated) / scale
+                : 0.0);
+  }
   if (!opt->quiet) {
     fprintf(stderr, "  neighbour list builds: %ld", r->sim.nb.builds);
     if (r->sim.nb.sorts)
