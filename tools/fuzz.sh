@@ -14,7 +14,7 @@ out=$root/build-fuzz
 mkdir -p "$out/corpus" "$out/work" tests/fuzz/regressions
 
 if ! command -v "$cc" > /dev/null; then
-  echo "fuzz: $cc not found (apt-get install clang libclang-rt-14-dev libomp-14-dev)" >&2
+  echo "fuzz: $cc not found (bash tools/install_deps.sh --fuzz installs clang, libclang-rt-14-dev and libomp-14-dev)" >&2
   exit 1
 fi
 
