@@ -47,7 +47,7 @@ done
 want=$(cd "$SRC/include" && find . -type f | sort)
 got=$(cd "$P/include" && find . -type f | sort)
 if [ "$got" = "$want" ]; then ok; else
-  bad "installed headers differ from include/: $(echo $got)"
+  bad "installed headers differ from include/: $(tr "\n" " " <<< "$got")"
 fi
 want=$(cd "$SRC/configs/schemes" && ls)
 got=$(cd "$P/share/dem/schemes" 2> /dev/null && ls)
