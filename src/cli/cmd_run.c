@@ -68,7 +68,8 @@ static void check_usage(FILE *f) {
         "and writes\n"
         "nothing; prints 'CONFIG.yaml: ok' or the first problem. The "
         "options are\n"
-        "those of dem run (--threads and --quiet change nothing here).\n"
+        "those of dem run; --threads and --quiet do not change what is "
+        "checked.\n"
         "\n",
         f);
   dem_cli_options_print(f, run_options);
