@@ -31,6 +31,8 @@ struct dem_cli_option {
   int id;            /* what dem_cli_parser_next returns for it (>= 0) */
 };
 
+/* The most entries a table may have (the parser's getopt_long tables are
+ * fixed arrays; entries past this are left out). */
 enum { DEM_CLI_MAX_OPTIONS = 16 };
 
 /* What dem_cli_parser_next returns besides an option's id. */
