@@ -210,12 +210,12 @@ def rayleigh_step(a):
 
 def measure(path):
     """The energy errors (percent) of one run's output file."""
-    import h5py
     import numpy as np
-    with h5py.File(path, "r") as f:
-        e = np.asarray(f["energy/total"][:], dtype=float)
-        t = np.asarray(f["energy/time"][:], dtype=float)
-        steps = int(f["energy/step"][-1])
+    import demfile
+    with demfile.open_run(path) as run:
+        energy = run.energy()
+    e, t = energy["total"], energy["time"]
+    steps = int(energy["step"][-1])
     e0 = e[0]
     err = 100.0 * np.abs(e - e0) / abs(e0)
     end, mean = float(err[-1]), float(err[1:].mean())
@@ -472,19 +472,14 @@ def plot(a, summ, dt_r):
 
 def decompose(path):
     """Energy change over free-flight steps and over contact steps."""
-    import h5py
     import numpy as np
-    with h5py.File(path, "r") as f:
-        e = np.asarray(f["energy/total"][:], dtype=float)
-        el = np.asarray(f["energy/elastic"][:], dtype=float)
-        kt = np.asarray(f["energy/kinetic_translational"][:], dtype=float)
-        kr = np.asarray(f["energy/kinetic_rotational"][:], dtype=float)
-        t = np.asarray(f["energy/time"][:], dtype=float)
-        st = np.asarray(f["energy/step"][:])
-        scheme = f.attrs.get("scheme", b"?")
-        dt = float(f.attrs.get("time_step", float("nan")))
-    if isinstance(scheme, bytes):
-        scheme = scheme.decode()
+    import demfile
+    with demfile.open_run(path) as run:
+        energy = run.energy()
+        scheme = run.scheme or "?"
+        dt = float(run.time_step if run.time_step is not None else float("nan"))
+    e, el, t, st = energy["total"], energy["elastic"], energy["time"], energy["step"]
+    kt, kr = energy["kinetic_translational"], energy["kinetic_rotational"]
     every = bool(np.all(np.diff(st) == 1))
     de = np.diff(e)
     free = (el[:-1] == 0) & (el[1:] == 0)

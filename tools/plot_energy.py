@@ -2,12 +2,15 @@
 """Plot the total energy (or its relative deviation) of dem runs against time.
 
 usage: plot_energy.py OUT.h5 [MORE.h5 ...] -o energy.png [--relative] [--log]
-                      [--label file|scheme] [--title TEXT]
+                      [--label both|file|scheme] [--title TEXT]
 
-Reads /energy/time and /energy/total of each file; one line per run, the
-legend names the file (or its root attribute `scheme` with --label scheme).
---relative plots (E - E0)/|E0|; --log plots |E - E0|/|E0| on a log axis.
-Files still being written can be plotted (HDF5 file locking is off).
+Reads the energy series of each file (tools/demfile.py); one line per run.
+The legend names the file, the scheme and the time step (--label both, the
+default), the file only, or the scheme and time step only (--label scheme);
+runs that would share a label get their path added, so each line can be
+told apart. Time is in s, energy in J; --relative plots (E - E0)/|E0|,
+--log plots |E - E0|/|E0| on a log axis. Files still being written can be
+plotted.
 """
 import argparse
 import os
@@ -20,36 +23,33 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from demfile import open_dem_file  # noqa: E402
-
-# Fill values of the /energy columns (src/io/h5_util.h): rows of a run
-# killed in the middle of a flush may read as these; they are dropped.
-STEP_FILL = np.iinfo(np.int64).min
-DOUBLE_FILL_BITS = np.uint64(0x7FF80DE0DE0DE0DE)
-
-
-def _text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
+import demfile  # noqa: E402
 
 
 def read_energy(path):
-    """(time, total, scheme) of a dem output file; ValueError if unusable."""
-    with open_dem_file(path) as f:
-        if "energy" not in f:
-            raise ValueError(f"{path}: not a dem output file (no /energy)")
-        g = f["energy"]
-        n = min(g[k].shape[0] for k in ("step", "time", "total"))
-        step = g["step"][:n]
-        time = g["time"][:n]
-        total = g["total"][:n]
-        scheme = _text(f.attrs.get("scheme", ""))
-    fill = (step == STEP_FILL) | (time.view(np.uint64) == DOUBLE_FILL_BITS) | (
-        total.view(np.uint64) == DOUBLE_FILL_BITS)
-    written = np.nonzero(~fill)[0]
-    n = int(written[-1]) + 1 if len(written) else 0
-    if n == 0:
+    """(time, total, scheme, time_step) of a dem output file; ValueError if unusable."""
+    with demfile.open_run(path) as run:
+        e = run.energy()
+        scheme, dt = run.scheme or "", run.time_step
+    if len(e.get("total", [])) == 0:
         raise ValueError(f"{path}: no energy rows")
-    return time[:n], total[:n], scheme
+    return e["time"], e["total"], scheme, dt
+
+
+def labels(runs, how):
+    """One legend label per run (path, scheme, time step): see --label."""
+    def scheme_dt(scheme, dt):
+        return f"{scheme or '?'}, dt = {dt:.3g} s" if dt is not None else (scheme or "?")
+    if how == "file":
+        out = [os.path.basename(p) for p, _, _ in runs]
+    elif how == "scheme":
+        out = [scheme_dt(s, dt) for _, s, dt in runs]
+    else:
+        out = [f"{os.path.basename(p)}: {scheme_dt(s, dt)}" for p, s, dt in runs]
+    # Labels still shared (same scheme and time step, or one file name in
+    # two directories) get the path, so that every line can be told apart.
+    return [f"{lab} [{p}]" if out.count(lab) > 1 else lab
+            for lab, (p, _, _) in zip(out, runs)]
 
 
 def main(argv=None):
@@ -61,22 +61,22 @@ def main(argv=None):
                    help="plot (E - E0)/|E0| instead of E")
     p.add_argument("--log", action="store_true",
                    help="plot |E - E0|/|E0| on a logarithmic axis")
-    p.add_argument("--label", choices=("file", "scheme"), default="file",
-                   help="legend entries: file name (default) or the run's scheme")
+    p.add_argument("--label", choices=("both", "file", "scheme"), default="both",
+                   help="legend entries: file name, scheme and time step (both, the "
+                   "default), file name only, or scheme and time step only")
     p.add_argument("--title", default=None)
     args = p.parse_args(argv)
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     status = 0
-    plotted = 0
+    series, runs = [], []
     for path in args.files:
         try:
-            t, e, scheme = read_energy(path)
+            t, e, scheme, dt = read_energy(path)
         except ValueError as err:
             print(f"plot_energy.py: {err}", file=sys.stderr)
             status = 1
             continue
-        label = scheme if args.label == "scheme" and scheme else path
         e0 = e[0]
         if args.log or args.relative:
             if e0 == 0.0:
@@ -90,18 +90,20 @@ def main(argv=None):
                 y[y == 0.0] = np.nan  # log axis: skip exact zeros
         else:
             y = e
-        ax.plot(t, y, lw=1.0, label=label)
-        plotted += 1
-    if plotted == 0:
+        series.append((t, y))
+        runs.append((path, scheme, dt))
+    if not series:
         return 1
-    ax.set_xlabel("time")
+    for (t, y), label in zip(series, labels(runs, args.label)):
+        ax.plot(t, y, lw=1.0, label=label)
+    ax.set_xlabel("time t (s)")
     if args.log:
         ax.set_yscale("log")
-        ax.set_ylabel("|E - E0| / |E0|")
+        ax.set_ylabel("|E - E0| / |E0| (dimensionless)")
     elif args.relative:
-        ax.set_ylabel("(E - E0) / |E0|")
+        ax.set_ylabel("(E - E0) / |E0| (dimensionless)")
     else:
-        ax.set_ylabel("total energy")
+        ax.set_ylabel("total energy E (J)")
     if args.title:
         ax.set_title(args.title)
     ax.grid(True, alpha=0.3)

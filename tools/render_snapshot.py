@@ -2,11 +2,14 @@
 """Draw the spheres of one snapshot of a dem output file in 3-D.
 
 usage: render_snapshot.py OUT.h5 [--snapshot N|last] -o snap.png
-                          [--elev DEG] [--azim DEG] [--size INCHES] [--no-box]
+                          [--elev DEG] [--azim DEG] [--size INCHES] [--dpi N]
+                          [--no-box]
 
-Spheres are drawn as markers sized from their radius and colored by body;
-the box of the run (domain.box in the stored /config) is outlined when the
-config has one. Marker sizes are a projection estimate, good for a picture.
+Spheres are drawn at their true radius, colored by body, in an orthographic
+projection: each one is a disc whose radius is the sphere's, measured on the
+screen through the axes' own projection (so overlapping spheres of a clump
+make its solid shape). The box of the run (domain.box in the stored
+/config) is outlined when the config has one.
 """
 import argparse
 import os
@@ -19,27 +22,18 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from demfile import open_dem_file  # noqa: E402
+from mpl_toolkits.mplot3d import proj3d  # noqa: E402
+
+import demfile  # noqa: E402
 
 
-def _text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def read_box(f):
-    """(min, max) of domain.box in /config, or None."""
-    if "config" not in f:
-        return None
+def read_box(run):
+    """(min, max) of domain.box in the run's config, or None."""
     try:
-        import yaml
-    except ImportError:
-        return None
-    try:
-        cfg = yaml.safe_load(_text(f["config"][()]))
-        box = cfg["domain"]["box"]
+        box = run.config()["domain"]["box"]
         lo = np.asarray(box["min"], dtype=float)
         hi = np.asarray(box["max"], dtype=float)
-    except Exception:  # no box, or not the expected shape
+    except Exception:  # no PyYAML, no box, or not the expected shape
         return None
     if lo.shape != (3,) or hi.shape != (3,):
         return None
@@ -48,23 +42,35 @@ def read_box(f):
 
 def read_snapshot(path, which):
     """(name, time, step, positions, radii, bodies, box) of one snapshot."""
-    with open_dem_file(path) as f:
-        names = sorted((k for k in f.get("snapshots", {}).keys() if k.isdigit()), key=int)
-        if not names:
-            raise ValueError(f"{path}: no snapshots")
-        if which == "last":
-            name = names[-1]
-        else:
-            name = f"{int(which):06d}"
-            if name not in names:
-                raise ValueError(f"{path}: no snapshot {name} "
-                                 f"(there are {names[0]}..{names[-1]})")
-        g = f["snapshots"][name]
-        pos = g["spheres/position"][()]
-        rad = g["spheres/radius"][()]
-        body = g["spheres/body"][()]
-        return (name, float(g.attrs["time"]), int(g.attrs["step"]), pos, rad,
-                body, read_box(f))
+    with demfile.open_run(path) as run:
+        if which != "last":
+            which = f"{int(which):06d}"
+        try:
+            snap = run.snapshot(which)
+        except IndexError as err:
+            raise ValueError(str(err)) from None
+        s = snap.spheres()
+        return (snap.name, snap.time, snap.step, s["position"], s["radius"],
+                s["body"], read_box(run))
+
+
+def points_per_unit(ax, fig):
+    """Screen points per data unit of a length seen face-on, in the axes'
+    orthographic projection as it will be drawn.
+
+    The projection maps a ball of radius r to a disc whose radius is r
+    times the largest singular value of the linear map from data to
+    screen: measured here on the three unit vectors of the data axes."""
+    fig.canvas.draw()  # fixes the layout and the projection
+    proj = ax.get_proj()
+    origin = np.zeros(3)
+    pts = np.vstack([origin, np.eye(3)])
+    x, y, _ = proj3d.proj_transform(pts[:, 0], pts[:, 1], pts[:, 2], proj)
+    disp = ax.transData.transform(np.column_stack([x, y]))
+    jac = (disp[1:] - disp[0]).T  # 2 x 3: pixels per data unit, per axis
+    pixels = np.linalg.svd(jac, compute_uv=False).max()  # both are equal
+    # when the box aspect is the data's (set_box_aspect(extent))
+    return pixels * 72.0 / fig.dpi
 
 
 def draw_box(ax, lo, hi):
@@ -88,6 +94,7 @@ def main(argv=None):
     p.add_argument("--elev", type=float, default=22.0)
     p.add_argument("--azim", type=float, default=-58.0)
     p.add_argument("--size", type=float, default=6.0, help="figure size in inches")
+    p.add_argument("--dpi", type=float, default=150.0, help="pixels per inch of the picture")
     p.add_argument("--no-box", action="store_true", help="do not outline the box")
     args = p.parse_args(argv)
     if args.snapshot != "last" and not args.snapshot.isdigit():
@@ -108,30 +115,33 @@ def main(argv=None):
         lo, hi = np.zeros(3), np.ones(3)
     extent = np.maximum(hi - lo, 1e-12)
 
-    fig = plt.figure(figsize=(args.size, args.size))
-    ax = fig.add_subplot(projection="3d")
+    fig = plt.figure(figsize=(args.size, args.size), dpi=args.dpi)
+    ax = fig.add_subplot(projection="3d", proj_type="ortho")
     ax.set_box_aspect(extent)
     ax.view_init(elev=args.elev, azim=args.azim)
     if box is not None and not args.no_box:
         draw_box(ax, lo, hi)
-    if len(rad):
-        # Points per data unit along the longest side, roughly as projected.
-        ppu = 0.55 * args.size * 72.0 / extent.max()
-        sizes = (2.0 * rad * ppu) ** 2
-        colors = plt.get_cmap("tab20")(np.asarray(body) % 20)
-        ax.scatter(pos[:, 0], pos[:, 1], pos[:, 2], s=sizes, c=colors,
-                   edgecolors="k", linewidths=0.2, alpha=0.95, depthshade=True)
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_zlim(lo[2], hi[2])
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    ax.set_zlabel("z")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_zlabel("z (m)")
     n_bodies = len(np.unique(body)) if len(body) else 0
-    ax.set_title(f"{os.path.basename(args.file)}  snapshot {name}  t = {time:.6g}  "
+    ax.set_title(f"{os.path.basename(args.file)}  snapshot {name}  t = {time:.6g} s  "
                  f"({n_bodies} bodies, {len(rad)} spheres)", fontsize="small")
     fig.tight_layout()
-    fig.savefig(args.output, dpi=150)
+    if len(rad):
+        # Sized after the layout is final: a marker's size is its diameter
+        # in points, squared. The edges, a darker shade of the body's
+        # colour, are thin (they widen a disc by half their width) so that
+        # a clump reads as one solid piece.
+        sizes = (2.0 * rad * points_per_unit(ax, fig)) ** 2
+        colors = plt.get_cmap("tab20")(np.asarray(body) % 20)
+        edges = colors * [0.6, 0.6, 0.6, 1.0]
+        ax.scatter(pos[:, 0], pos[:, 1], pos[:, 2], s=sizes, c=colors,
+                   edgecolors=edges, linewidths=0.3, depthshade=True)
+    fig.savefig(args.output, dpi=args.dpi)
     return 0
 
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The rods-in-a-box energy study: several seeds with SPIRAL, the three schemes
 of the conference paper's Fig. 2 on one seed, and the energy error of a single
 head-on collision against an independent 1-D leapfrog (the source of the error).
@@ -12,8 +12,9 @@ import os
 import subprocess
 import sys
 
-import h5py
 import numpy as np
+
+import demfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,8 +25,9 @@ def run(dem, out, sets):
     for s in sets:
         cmd += ["--set", s]
     subprocess.run(cmd, check=True)
-    e = h5py.File(out, "r")["energy"]
-    t, tot = e["time"][:], e["total"][:]
+    with demfile.open_run(out) as r:
+        e = r.energy()
+    t, tot = e["time"], e["total"]
     d = (tot - tot[0]) / abs(tot[0])
     return t, d
 
@@ -43,7 +45,8 @@ def collision(dem, workdir, k):
                 "contact: {skin: 0.005}\n")
     out = os.path.join(workdir, f"collision_{k}.h5")
     subprocess.run([dem, "run", cfg, "-o", out, "--force", "--quiet"], check=True)
-    tot = h5py.File(out, "r")["energy/total"][:]
+    with demfile.open_run(out) as r:
+        tot = r.energy()["total"]
     dem_dev = (tot[-1] - tot[0]) / tot[0]
     # the same collision by a plain 1-D leapfrog, written independently here
     R, rho, E, nu, dt = 0.035, 2500.0, 1e9, 0.1, 38e-6

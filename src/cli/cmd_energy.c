@@ -31,13 +31,21 @@ struct report {
   struct dem_energy_summary s;
 };
 
+enum { CSV, HELP };
+
+static const struct dem_cli_option energy_options[] = {
+    {"csv", 0, NULL,
+     "comma-separated values with a header line, every number exact", CSV},
+    {"help", 'h', NULL, "this text", HELP},
+    {0}};
+
 static void usage(FILE *f) {
   fputs("usage: dem energy OUT.h5 [MORE.h5 ...] [--csv]\n"
         "\n"
         "Energy drift report of dem output files, one line per file:\n"
         "  rows        energy rows stored (/energy/total)\n"
-        "  t_end       time of the last row\n"
-        "  E0, E_end   total energy of the first and last row\n"
+        "  t_end       time of the last row, in s\n"
+        "  E0, E_end   total energy of the first and last row, in J\n"
         "  max_dev_%   max |E-E0|/|E0| over all rows, in percent\n"
         "  mean_dev_%  mean |E-E0|/|E0| over all rows, in percent\n"
         "  drift_%     (E_end-E0)/|E0|, in percent (signed)\n"
@@ -46,11 +54,9 @@ static void usage(FILE *f) {
         "  balance_drift_%  (E_end+W_end-E0)/|E0|, in percent (signed):\n"
         "              the energy balance, exact but for the time step's\n"
         "              error (equal to max_dev and drift when W = 0)\n"
-        "\n"
-        "options:\n"
-        "  --csv       comma-separated values with a header line\n"
-        "  -h, --help  this text\n",
+        "\n",
         f);
+  dem_cli_options_print(f, energy_options);
 }
 
 /* The shortest %g text that reads back as exactly x. */
@@ -141,45 +147,48 @@ static void print_csv(const struct report *reports, size_t n) {
 
 int dem_cmd_energy(int argc, char **argv) {
   struct report *reports;
+  struct dem_cli_parser p;
+  const char *v;
+  const char **files = calloc((size_t)argc, sizeof *files);
   size_t n_files = 0, n_ok = 0;
-  int csv = 0, failed = 0, options_done = 0;
+  int csv = 0, failed = 0, c;
 
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (options_done || a[0] != '-' || a[1] == '\0') {
-      n_files++;
-    } else if (strcmp(a, "--") == 0) {
-      options_done = 1;
-    } else if (strcmp(a, "--csv") == 0) {
-      csv = 1;
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "dem energy: unknown option '%s'\n", a);
-      usage(stderr);
+  if (!files) {
+    fprintf(stderr, "dem energy: out of memory\n");
+    return dem_status_exit_code(DEM_ERR_NOMEM);
+  }
+  dem_cli_parser_init(&p, "dem energy", energy_options, argc, argv);
+  while ((c = dem_cli_parser_next(&p, &v)) != DEM_CLI_END) {
+    if (c == DEM_CLI_BAD) {
+      free(files);
       return dem_status_exit_code(DEM_ERR_USAGE);
     }
+    if (c == HELP) {
+      usage(stdout);
+      free(files);
+      return 0;
+    }
+    if (c == CSV)
+      csv = 1;
+    else if (c == DEM_CLI_OPERAND)
+      files[n_files++] = v;
   }
   if (n_files == 0) {
     fprintf(stderr, "dem energy: no output file given\n");
     usage(stderr);
+    free(files);
     return dem_status_exit_code(DEM_ERR_USAGE);
   }
   reports = calloc(n_files, sizeof *reports);
   if (!reports) {
     fprintf(stderr, "dem energy: out of memory\n");
+    free(files);
     return dem_status_exit_code(DEM_ERR_NOMEM);
   }
-  options_done = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
+  for (size_t i = 0; i < n_files; i++) {
+    const char *a = files[i];
     struct dem_energy_series series;
     dem_status st;
-    if (!options_done && a[0] == '-' && a[1] != '\0') {
-      options_done = strcmp(a, "--") == 0;
-      continue;
-    }
     dem_error_clear();
     st = dem_h5_read_energy(a, &series);
     if (st != DEM_OK) {
@@ -204,5 +213,6 @@ int dem_cmd_energy(int argc, char **argv) {
       print_table(reports, n_ok);
   }
   free(reports);
+  free(files);
   return failed ? dem_status_exit_code(DEM_ERR_IO) : 0;
 }

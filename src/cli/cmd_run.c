@@ -1,89 +1,165 @@
 /* `dem run` and `dem check`: parse options and call dem_run. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cli/commands.h"
 #include "dem/dem.h"
 
+/* More threads than any node has cores: a larger number is a typo.
+ * OMP_THREAD_LIMIT lowers it. */
+#define MAX_THREADS 4096
+#define TEXT(x) #x
+#define NUMBER_TEXT(x) TEXT(x)
+
+enum { OUTPUT, RESTART, SET, THREADS, FORCE, QUIET, HELP };
+
+static const struct dem_cli_option run_options[] = {
+    {"output", 'o', "FILE",
+     "HDF5 output (default: output.file in the config,\n"
+     "else CONFIG's name with .h5)",
+     OUTPUT},
+    {"restart", 0, "FILE",
+     "continue the run in FILE from its last snapshot and\n"
+     "append to it (same config, a later end_time)",
+     RESTART},
+    {"set", 0, "PATH=VALUE",
+     "replace one value of the config (repeatable; VALUE\n"
+     "is YAML): --set simulation.time_step=1e-5,\n"
+     "--set scheme=omelyan",
+     SET},
+    {"threads", 0, "N",
+     "OpenMP threads, 1 to " NUMBER_TEXT(
+         MAX_THREADS) " (the results are bitwise\n"
+                      "the same for any N)",
+     THREADS},
+    {"force", 0, NULL, "overwrite an existing output file", FORCE},
+    {"quiet", 'q', NULL, "no progress line", QUIET},
+    {"help", 'h', NULL, "this text", HELP},
+    {0}};
+
 static void run_usage(FILE *f) {
-  fprintf(f,
-          "usage: dem run CONFIG.yaml [-o OUT.h5] [--set path.to.key=value "
-          "...]\n"
-          "               [--threads N] [--force] [--quiet]\n"
-          "       dem run CONFIG.yaml --restart OUT.h5 [--set ...] "
-          "[--threads N]\n"
-          "       dem check CONFIG.yaml [--set path.to.key=value ...] "
-          "[--restart OUT.h5]\n"
-          "\n"
-          "  -o, --output FILE   HDF5 output (default: output.file, else "
-          "CONFIG's name .h5)\n"
-          "  --restart FILE      continue the run in FILE from its last "
-          "snapshot and\n"
-          "                      append to it (same config, a later "
-          "end_time)\n"
-          "  --set PATH=VALUE    replace one value of the config (repeatable; "
-          "VALUE is YAML)\n"
-          "  --threads N         OpenMP threads (results are bitwise the same "
-          "for any N)\n"
-          "  --force             overwrite an existing output file\n"
-          "  --quiet             no progress line\n");
+  fputs("usage: dem run CONFIG.yaml [-o OUT.h5] [--set PATH=VALUE ...] "
+        "[--threads N]\n"
+        "               [--force] [--quiet]\n"
+        "       dem run CONFIG.yaml --restart OUT.h5 [--set ...] "
+        "[--threads N]\n"
+        "\n"
+        "Checks CONFIG.yaml, runs it and writes the HDF5 file (and its .xmf "
+        "sidecar).\n"
+        "Every option takes its value as --name VALUE or --name=VALUE.\n"
+        "\n",
+        f);
+  dem_cli_options_print(f, run_options);
+}
+
+static void check_usage(FILE *f) {
+  fputs("usage: dem check CONFIG.yaml [-o OUT.h5] [--set PATH=VALUE ...] "
+        "[--force]\n"
+        "       dem check CONFIG.yaml --restart OUT.h5 [--set ...]\n"
+        "\n"
+        "Checks everything dem run would check before it starts (the "
+        "config, the\n"
+        "shapes, the initial state, the output path or the restart file) "
+        "and writes\n"
+        "nothing; prints 'CONFIG.yaml: ok' or the first problem. The "
+        "options are\n"
+        "those of dem run; --threads and --quiet do not change what is "
+        "checked.\n"
+        "\n",
+        f);
+  dem_cli_options_print(f, run_options);
+}
+
+/* The largest --threads value: MAX_THREADS, or OMP_THREAD_LIMIT if lower. */
+static long max_threads(void) {
+#ifdef _OPENMP
+  if (omp_get_thread_limit() < MAX_THREADS)
+    return omp_get_thread_limit();
+#endif
+  return MAX_THREADS;
+}
+
+/* Reads --threads N; DEM_CLI_BAD with a message naming the range. */
+static int parse_threads(const struct dem_cli_parser *p, const char *text,
+                         int *threads) {
+  char *end;
+  long max = max_threads();
+  errno = 0;
+  long n = strtol(text, &end, 10);
+  if (end == text || *end || errno || n < 1 || n > max)
+    return dem_cli_usage_error(
+        p,
+        "--threads: expected a positive integer, found '%s' (the allowed "
+        "range is 1 to %ld%s)",
+        text, max, max < MAX_THREADS ? ", set by OMP_THREAD_LIMIT" : "");
+  *threads = (int)n;
+  return 0;
 }
 
 int dem_cmd_run(int argc, char **argv) {
   struct dem_run_options opt = {0};
+  struct dem_cli_parser p;
+  const char *v;
   const char **sets = calloc((size_t)argc, sizeof *sets);
-  int code = 2;
-  if (!sets)
-    return 1;
-  opt.check_only = strcmp(argv[0], "check") == 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int has_value = i + 1 < argc;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      run_usage(stdout);
+  int check = strcmp(argv[0], "check") == 0;
+  int code = dem_status_exit_code(DEM_ERR_USAGE), c;
+  if (!sets) {
+    fprintf(stderr, "dem %s: out of memory\n", argv[0]);
+    return dem_status_exit_code(DEM_ERR_NOMEM);
+  }
+  opt.check_only = check;
+  dem_cli_parser_init(&p, check ? "dem check" : "dem run", run_options, argc,
+                      argv);
+  while ((c = dem_cli_parser_next(&p, &v)) != DEM_CLI_END) {
+    switch (c) {
+    case DEM_CLI_BAD:
+      goto done;
+    case HELP:
+      (check ? check_usage : run_usage)(stdout);
       code = 0;
       goto done;
-    } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
-               has_value) {
-      opt.output = argv[++i];
-    } else if (strcmp(a, "--restart") == 0 && has_value) {
-      opt.restart = argv[++i];
-    } else if (strcmp(a, "--set") == 0 && has_value) {
-      sets[opt.n_sets++] = argv[++i];
-    } else if (strncmp(a, "--set=", 6) == 0) {
-      sets[opt.n_sets++] = a + 6;
-    } else if (strcmp(a, "--threads") == 0 && has_value) {
-      char *end;
-      long n = strtol(argv[++i], &end, 10);
-      if (*end || n < 1 || n > 4096) {
-        fprintf(stderr,
-                "dem: --threads: expected a positive integer, found "
-                "'%s'\n",
-                argv[i]);
+    case OUTPUT:
+      opt.output = v;
+      break;
+    case RESTART:
+      opt.restart = v;
+      break;
+    case SET:
+      /* config_set reads PATH=VALUE; without '=' it would name the
+       * whole text as a path, so say here what is missing. */
+      if (!strchr(v, '=') || v[0] == '=') {
+        dem_cli_usage_error(&p, "--set needs PATH=VALUE, found '%s'", v);
         goto done;
       }
-      opt.threads = (int)n;
-    } else if (strcmp(a, "--force") == 0) {
+      sets[opt.n_sets++] = v;
+      break;
+    case THREADS:
+      if (parse_threads(&p, v, &opt.threads) == DEM_CLI_BAD)
+        goto done;
+      break;
+    case FORCE:
       opt.force = 1;
-    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+      break;
+    case QUIET:
       opt.quiet = 1;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "dem %s: unknown or incomplete option '%s'\n", argv[0],
-              a);
-      run_usage(stderr);
-      goto done;
-    } else if (!opt.config_path) {
-      opt.config_path = a;
-    } else {
-      fprintf(stderr, "dem %s: one config file expected, found '%s' too\n",
-              argv[0], a);
-      goto done;
+      break;
+    case DEM_CLI_OPERAND:
+      if (opt.config_path) {
+        dem_cli_usage_error(&p, "one config file expected, found '%s' too", v);
+        goto done;
+      }
+      opt.config_path = v;
+      break;
     }
   }
   if (!opt.config_path) {
-    fprintf(stderr, "dem %s: missing CONFIG.yaml\n", argv[0]);
-    run_usage(stderr);
+    fprintf(stderr, "%s: missing CONFIG.yaml\n", p.command);
+    (check ? check_usage : run_usage)(stderr);
     goto done;
   }
   opt.sets = sets;

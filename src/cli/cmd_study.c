@@ -487,6 +487,15 @@ static void print_speedup(const struct study *st, FILE *csv) {
   }
 }
 
+enum { OUT, LONG, HELP };
+
+static const struct dem_cli_option study_options[] = {
+    {"out", 0, "DIR", "output directory (default: .); created if missing", OUT},
+    {"long", 0, NULL, "error growth over 20 s as in the paper (default 2 s)",
+     LONG},
+    {"help", 'h', NULL, "this text", HELP},
+    {0}};
+
 static void usage(FILE *f) {
   fputs("usage: dem study rotation [--out DIR] [--long]\n"
         "\n"
@@ -498,13 +507,9 @@ static void usage(FILE *f) {
         " and\n"
         "study_speedup.csv (Fig. 5); tools/plot_rotation_study.py draws "
         "them.\n"
-        "\n"
-        "options:\n"
-        "  --out DIR   output directory (default: .); created if missing\n"
-        "  --long      error growth over 20 s as in the paper (default 2 "
-        "s)\n"
-        "  -h, --help  this text\n",
+        "\n",
         f);
+  dem_cli_options_print(f, study_options);
 }
 
 static void add_case(struct study *st, const char *label, const char *scheme,
@@ -591,32 +596,39 @@ static dem_status study_rotation(struct study *st) {
 
 int dem_cmd_study(int argc, char **argv) {
   struct study *st;
-  const char *out = ".";
-  int long_run = 0;
-  if (argc < 1 || strcmp(argv[0], "--help") == 0 ||
-      strcmp(argv[0], "-h") == 0) {
-    usage(argc < 1 ? stderr : stdout);
-    return argc < 1 ? 2 : 0;
-  }
-  if (strcmp(argv[0], "rotation") != 0) {
-    fprintf(stderr, "dem study: unknown study '%s' (known: rotation)\n",
-            argv[0]);
-    return 2;
-  }
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-      out = argv[++i];
-    else if (strcmp(argv[i], "--long") == 0)
-      long_run = 1;
-    else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+  struct dem_cli_parser p;
+  const char *out = ".", *study = NULL, *v;
+  int long_run = 0, c;
+  dem_cli_parser_init(&p, "dem study", study_options, argc, argv);
+  while ((c = dem_cli_parser_next(&p, &v)) != DEM_CLI_END) {
+    switch (c) {
+    case DEM_CLI_BAD:
+      return dem_status_exit_code(DEM_ERR_USAGE);
+    case HELP:
       usage(stdout);
       return 0;
-    } else {
-      fprintf(stderr, "dem study: unknown or incomplete option '%s'\n",
-              argv[i]);
-      usage(stderr);
-      return 2;
+    case OUT:
+      out = v;
+      break;
+    case LONG:
+      long_run = 1;
+      break;
+    case DEM_CLI_OPERAND:
+      if (study) {
+        dem_cli_usage_error(&p, "one study expected, found '%s' too", v);
+        return dem_status_exit_code(DEM_ERR_USAGE);
+      }
+      study = v;
+      break;
     }
+  }
+  if (!study || strcmp(study, "rotation") != 0) {
+    if (study)
+      fprintf(stderr, "dem study: unknown study '%s' (known: rotation)\n",
+              study);
+    else
+      usage(stderr);
+    return dem_status_exit_code(DEM_ERR_USAGE);
   }
   st = calloc(1, sizeof *st);
   if (!st) {

@@ -11,18 +11,37 @@ static void usage(FILE *f) {
   fprintf(f,
           "dem %s: a multi-sphere discrete element engine\n"
           "\n"
-          "usage: dem run CONFIG.yaml [-o OUT.h5] [--set path.key=value ...] "
+          "usage: dem run CONFIG.yaml [-o OUT.h5] [--set PATH=VALUE ...] "
           "[--threads N] [--force]\n"
-          "                [--restart OUT.h5]\n"
-          "       dem check CONFIG.yaml [--set path.key=value ...]\n"
+          "       dem run CONFIG.yaml --restart OUT.h5\n"
+          "       dem check CONFIG.yaml [--set PATH=VALUE ...]\n"
           "       dem energy OUT.h5 [MORE.h5 ...] [--csv]\n"
           "       dem study rotation [--out DIR] [--long]\n"
           "       dem operators | dem schemes [NAME]\n"
           "       dem --help | --version\n"
           "\n"
-          "Run `dem COMMAND --help` for a command's options. Docs: README.md "
-          "and docs/.\n",
+          "`dem COMMAND --help` (or `dem help COMMAND`) shows a command's "
+          "options.\n"
+          "Docs: README.md and docs/.\n",
           DEM_VERSION_STRING);
+}
+
+/* The subcommands; each reads its own arguments, argv[0] being its name. */
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} commands[] = {
+    {"run", dem_cmd_run},         {"check", dem_cmd_run},
+    {"energy", dem_cmd_energy},   {"operators", dem_cmd_operators},
+    {"schemes", dem_cmd_schemes}, {"study", dem_cmd_study},
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static int (*find_command(const char *name))(int, char **) {
+  for (int i = 0; i < N_COMMANDS; i++)
+    if (strcmp(commands[i].name, name) == 0)
+      return commands[i].run;
+  return NULL;
 }
 
 /* libgomp's default wait policy spins up to 300,000 times at each of a
@@ -45,11 +64,11 @@ int main(int argc, char **argv) {
   prefer_short_spin(argv);
   if (argc < 2) {
     usage(stderr);
-    return 2;
+    return dem_status_exit_code(DEM_ERR_USAGE);
   }
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
-      strcmp(cmd, "help") == 0) {
+      (strcmp(cmd, "help") == 0 && argc == 2)) {
     usage(stdout);
     return 0;
   }
@@ -57,17 +76,22 @@ int main(int argc, char **argv) {
     printf("dem %s\n", DEM_VERSION_STRING);
     return 0;
   }
-  if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
-    return dem_cmd_run(argc - 1, argv + 1);
-  if (strcmp(cmd, "operators") == 0)
-    return dem_cmd_operators(argc - 1, argv + 1);
-  if (strcmp(cmd, "schemes") == 0)
-    return dem_cmd_schemes(argc - 1, argv + 1);
-  if (strcmp(cmd, "energy") == 0)
-    return dem_cmd_energy(argc - 1, argv + 1);
-  if (strcmp(cmd, "study") == 0)
-    return dem_cmd_study(argc - 2 < 0 ? 0 : argc - 2, argv + 2);
-  fprintf(stderr, "dem: unknown command '%s'\n", cmd);
-  usage(stderr);
-  return 2;
+  if (strcmp(cmd, "help") == 0) { /* dem help COMMAND: COMMAND --help */
+    int (*run)(int, char **) = argc == 3 ? find_command(argv[2]) : NULL;
+    char *help_argv[] = {argv[2], "--help", NULL};
+    if (run)
+      return run(2, help_argv);
+    if (argc == 3)
+      fprintf(stderr,
+              "dem help: unknown command '%s' (dem --help lists them)\n",
+              argv[2]);
+    else
+      fprintf(stderr, "dem help: expected one command name\n");
+    return dem_status_exit_code(DEM_ERR_USAGE);
+  }
+  int (*run)(int, char **) = find_command(cmd);
+  if (run)
+    return run(argc - 1, argv + 1);
+  fprintf(stderr, "dem: unknown command '%s' (dem --help lists them)\n", cmd);
+  return dem_status_exit_code(DEM_ERR_USAGE);
 }
