@@ -95,8 +95,8 @@ def main(path, version, work):
         t = g["bodies"].create_dataset("temperature", data=np.array([300.0, 310.0]))
         t.attrs["unit"] = "K"
         t.attrs["description"] = "made up by the test"
-        g.create_group("contacts").create_dataset("pair", data=np.zeros((0, 2), dtype=np.int64))
-        f["energy"].create_dataset("dissipated", data=np.zeros(rows), maxshape=(None,))
+        g.create_group("extra_items").create_dataset("pair", data=np.zeros((0, 2), dtype=np.int64))
+        f["energy"].create_dataset("made_up_column", data=np.zeros(rows), maxshape=(None,))
         for name, col in f["energy"].items():
             col.resize((rows + 3,))
             if col.dtype == np.int64:
@@ -111,10 +111,10 @@ def main(path, version, work):
         attrs = last.field_attrs("bodies")["temperature"]
         check(attrs.get("unit") == "K" and attrs.get("description") == "made up by the test",
               f"dataset attributes {attrs}")
-        check("contacts" in last.groups() and last.fields("contacts")["pair"].shape == (0, 2),
+        check("extra_items" in last.groups() and last.fields("extra_items")["pair"].shape == (0, 2),
               "a new snapshot group is not readable")
         e = run.energy()
-        check("dissipated" in e, "a new energy column is not returned")
+        check("made_up_column" in e, "a new energy column is not returned")
         check(len(e["total"]) == rows, f"{len(e['total'])} energy rows, expected {rows}: "
               "the fill rows were not dropped")
 

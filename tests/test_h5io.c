@@ -663,8 +663,13 @@ START_TEST(test_cmd_energy) {
     ck_assert_int_eq(run_energy(3, argv, out, err, sizeof out), 0);
     snprintf(expected, sizeof expected,
              "file,rows,t_end,e0,e_end,max_rel_dev_percent,"
-             "mean_rel_dev_percent,final_drift_percent\n%s,4,1.5,10,10.05,",
+             "mean_rel_dev_percent,final_drift_percent,dissipated_end,"
+             "max_balance_percent,final_balance_percent\n%s,4,1.5,10,10.05,",
              a);
+    /* The balance adds the work dissipated since the first row: E + W
+     * goes from 10 + 0.7 to 10.05 + 0.7035, +0.535 % of E0. */
+    ck_assert_ptr_nonnull(strstr(out, ",0.7035"));
+    ck_assert_ptr_nonnull(strstr(out, ",0.535"));
     ck_assert_int_eq(strncmp(out, expected, strlen(expected)), 0);
   }
   {

@@ -135,16 +135,20 @@ void dem_energy_summarize(const struct dem_energy_series *s,
   out->e0 = e0;
   out->e_end = s->total[s->n - 1];
   out->t_end = s->time[s->n - 1];
-  out->w_end = s->dissipated[s->n - 1];
+  /* A series made by hand may have no dissipated work: zero. */
+  out->w_end = s->dissipated ? s->dissipated[s->n - 1] : 0.0;
   if (scale == 0.0) {
     out->max_rel_dev = out->mean_rel_dev = out->final_drift = NAN;
     out->max_balance = out->final_balance = NAN;
     return;
   }
   double max_balance = 0.0;
+  /* E + W against its first value (W is 0 there in a run's own file). */
+  const double b0 = e0 + (s->dissipated ? s->dissipated[0] : 0.0);
   for (size_t i = 0; i < s->n; i++) {
     double dev = fabs(s->total[i] - e0) / scale;
-    double bal = fabs(s->total[i] + s->dissipated[i] - e0) / scale;
+    double w = s->dissipated ? s->dissipated[i] : 0.0;
+    double bal = fabs(s->total[i] + w - b0) / scale;
     if (dev > max_dev || isnan(dev))
       max_dev = dev;
     if (bal > max_balance || isnan(bal))
@@ -155,7 +159,7 @@ void dem_energy_summarize(const struct dem_energy_series *s,
   out->mean_rel_dev = sum_dev / (double)s->n;
   out->final_drift = (out->e_end - e0) / scale;
   out->max_balance = max_balance;
-  out->final_balance = (out->e_end + out->w_end - e0) / scale;
+  out->final_balance = (out->e_end + out->w_end - b0) / scale;
 }
 
 /* ------------------------------------------------------------------ */

@@ -154,8 +154,8 @@ struct dem_energy_summary {
   double e0, e_end, max_rel_dev, mean_rel_dev, final_drift, t_end;
   size_t n;
   /* The balance: W the work dissipated since the start; max |E + W -
-   * E0|/|E0| and (E_end + W_end - E0)/|E0| (equal to the drift's when
-   * nothing is dissipated). */
+   * (E0 + W0)|/|E0| and (E_end + W_end - E0 - W0)/|E0| (equal to the
+   * drift's when nothing is dissipated; W0 is 0 in a run's own file). */
   double w_end, max_balance, final_balance;
 };
 void dem_energy_summarize(const struct dem_energy_series *s,
