@@ -152,7 +152,10 @@ static dem_status read_inline_spheres(const struct dem_node *list,
  * must be normal finite numbers. Checked before the mass properties are. */
 static dem_status check_sizes(const struct dem_node *def, const char *name,
                               const struct dem_sphere_def *s, size_t n,
-                              double density) {
+                              double scale, double density) {
+  char scaled[48] = "";
+  if (scale != 1.0)
+    snprintf(scaled, sizeof scaled, " after scaling by %g", scale);
   double lo[3], hi[3], total = 0;
   for (int k = 0; k < 3; k++)
     lo[k] = hi[k] = s[0].center[k];
@@ -166,18 +169,18 @@ static dem_status check_sizes(const struct dem_node *def, const char *name,
                                             : NULL;
     if (what)
       return dem_cfg_error(def,
-                           "shape '%s': sphere %zu (radius %g m, density %g "
-                           "kg/m^3) is too large: %s overflows",
-                           name, i, r, density, what);
+                           "shape '%s': sphere %zu (radius %g m%s, density "
+                           "%g kg/m^3) is too large: %s overflows",
+                           name, i, r, scaled, density, what);
     what = !(v >= DBL_MIN)         ? "its volume"
            : !(m >= DBL_MIN)       ? "its mass"
            : !(inertia >= DBL_MIN) ? "its moment of inertia"
                                    : NULL;
     if (what)
       return dem_cfg_error(def,
-                           "shape '%s': sphere %zu (radius %g m, density %g "
-                           "kg/m^3) is too small: %s underflows to 0",
-                           name, i, r, density, what);
+                           "shape '%s': sphere %zu (radius %g m%s, density "
+                           "%g kg/m^3) is too small: %s underflows to 0",
+                           name, i, r, scaled, density, what);
     total += m;
     for (int k = 0; k < 3; k++) {
       lo[k] = fmin(lo[k], s[i].center[k] - r);
@@ -287,7 +290,7 @@ static dem_status read_shape(const struct dem_config *cfg,
     return st;
   }
   double density = sim->materials[shape->material].density;
-  if ((st = check_sizes(def, name, defs, n, density))) {
+  if ((st = check_sizes(def, name, defs, n, scale, density))) {
     free(defs);
     return st;
   }
