@@ -38,9 +38,14 @@ sentinel() {
   printf 'not a sidecar either\n' > "$work/d/out.xmf"
   touch -d '2001-01-01 00:00:00' "$work/d/out.h5" "$work/d/out.xmf"
 }
+# limit CMD ARGS...: runs CMD with a time limit, so that an input that
+# makes dem hang (a FIFO, /dev/zero) fails its case instead of the suite.
+limit() {
+  if command -v timeout > /dev/null; then timeout -s KILL 120 "$@"; else "$@"; fi
+}
 # run_dem CMD ARGS...: sets rc and err (stderr) and out (stdout).
 run_dem() {
-  (cd "$work/d" && "$DEM" "$@" > "$work/stdout" 2> "$work/stderr")
+  (cd "$work/d" && limit "$DEM" "$@" > "$work/stdout" 2> "$work/stderr")
   rc=$?
   err=$(cat "$work/stderr")
 }
@@ -153,9 +158,6 @@ fi
 #    the size limits, generated configs), made here in a scratch directory:
 #    each is refused (or accepted) at once, with one line and nothing written.
 gen="$work/gen"
-limit() { # runs dem with a time limit: a hang is a failure, not a stuck test
-  if command -v timeout > /dev/null; then timeout -s KILL 120 "$@"; else "$@"; fi
-}
 # gen_case NAME WANT_RC TEXT ARGS...: runs `dem ARGS` in $gen.
 gen_case() {
   local name=$1 want_rc=$2 text=$3
