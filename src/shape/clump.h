@@ -30,8 +30,8 @@ struct dem_clump_props {
  * at once (docs/configuration.md, docs/clumps.md). */
 #define DEM_CLUMP_MAX_SPHERES 1000000
 /* The most circle evaluations (a slice circle against its neighbours) the
- * refinement levels of the overlapping spheres may take together, a few
- * minutes of one core (0.1-0.2 us each); a clump whose first two levels
+ * refinement levels of the overlapping spheres may take together, a minute
+ * or a few of one core (30-200 ns each); a clump whose first two levels
  * need more is refused before it starts, and no further level starts that
  * would pass it. */
 #define DEM_CLUMP_MAX_WORK 1e9
