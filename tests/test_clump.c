@@ -14,6 +14,7 @@
 #include "core/sym3_eigen.h"
 #include "dem/status.h"
 #include "shape/clump.h"
+#include "shape/sphere_pairs.h"
 
 #ifndef DEM_SOURCE_DIR
 #define DEM_SOURCE_DIR "."
@@ -729,6 +730,164 @@ static void expect_setup_error(const struct dem_sphere_def *s, size_t n,
                 "message '%s' does not mention '%s'", dem_last_error(), word);
 }
 
+/* ---- many spheres: the neighbour search, separate groups, long chains ---- */
+
+/* The grid search finds exactly the pairs a test of every pair finds, for
+ * mixed radii, a huge sphere among small ones, and lattice positions
+ * (coincident, tangent and nested spheres). */
+START_TEST(test_adjacency_brute_force) {
+  const double slack = 1e-9;
+  for (int trial = 0; trial < 24; trial++) {
+    size_t n = 50 + (size_t)(lcg_uniform() * 350);
+    struct dem_sphere_def *s = malloc(n * sizeof *s);
+    for (size_t i = 0; i < n; i++) {
+      for (int k = 0; k < 3; k++)
+        s[i].center[k] = trial % 3 == 0 ? 0.25 * floor(8 * lcg_uniform())
+                                        : 3 * lcg_uniform();
+      s[i].radius = trial % 3 == 0 ? 0.125 * (1 + floor(3 * lcg_uniform()))
+                                   : 0.05 + 0.25 * lcg_uniform();
+    }
+    if (trial % 3 == 1)
+      s[n / 2].radius = 1.2; /* one huge sphere */
+    struct dem_sphere_adjacency adj;
+    ck_assert_int_eq(dem_sphere_adjacency_build(s, n, slack, n * n, &adj),
+                     DEM_OK);
+    size_t pairs = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t e = adj.start[i];
+      for (size_t j = 0; j < n; j++) {
+        double d[3];
+        v3_sub(d, s[i].center, s[j].center);
+        double reach = (s[i].radius + s[j].radius) * (1 + slack);
+        if (j == i || !(v3_dot(d, d) < reach * reach))
+          continue;
+        ck_assert_msg(e < adj.start[i + 1] && adj.nbr[e] == j,
+                      "trial %d: pair %zu-%zu missing", trial, i, j);
+        e++;
+        pairs++;
+      }
+      ck_assert_msg(e == adj.start[i + 1],
+                    "trial %d: sphere %zu has extra "
+                    "neighbours",
+                    trial, i);
+    }
+    ck_assert_uint_eq(adj.start[n], pairs);
+    dem_sphere_adjacency_free(&adj);
+    free(s);
+  }
+}
+END_TEST
+
+/* A chain of n equal spheres, spacing d (r <= d < 2r: only neighbours
+ * overlap): (n - 1) pairs minus the (n - 2) spheres counted twice. */
+static void check_chain(int axis, size_t n, double r, double d) {
+  const double rho = 1000;
+  double ex[3];
+  lens_union_exact(r, d, ex);
+  double vs = ball_volume(r), is = 0.4 * vs * r * r;
+  double v = (double)(n - 1) * ex[0] - (double)(n - 2) * vs;
+  double iax = (double)(n - 1) * ex[1] - (double)(n - 2) * is;
+  struct dem_sphere_def *s = calloc(n, sizeof *s);
+  for (size_t i = 0; i < n; i++) {
+    s[i].center[axis] = d * (double)i;
+    s[i].radius = r;
+  }
+  struct dem_clump_props p;
+  ck_assert_int_eq(dem_clump_compute(s, n, rho, 1e-7, &p), DEM_OK);
+  ck_assert_int_eq(p.exact, 0);
+  ck_assert_rel(p.volume, v, 1e-6);
+  ck_assert_rel(p.inertia[0], rho * iax, 1e-6);
+  ck_assert_near(p.com[axis], 0.5 * d * (double)(n - 1), 1e-9 * d * n);
+  free(s);
+}
+
+/* Long chains across and along the slicing direction: every plane cuts all
+ * the spheres of the first (the search keeps each circle to its two
+ * neighbours), and the second has a breakpoint per pair (the sweep keeps
+ * each plane to the two spheres it cuts). Either took minutes before. */
+START_TEST(test_long_chains) {
+  check_chain(0, 4000, 0.01, 0.015);
+  check_chain(2, 4000, 0.01, 0.015);
+}
+END_TEST
+
+/* Moves props p (input frame) into the tensor about `about` and adds it. */
+static void add_tensor(const struct dem_clump_props *p, const double about[3],
+                       double t[9]) {
+  double own[9], d[3];
+  tensor_from_props(p, own);
+  v3_sub(d, p->com, about);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      t[3 * i + j] += own[3 * i + j] +
+                      p->mass * ((i == j ? v3_dot(d, d) : 0.0) - d[i] * d[j]);
+}
+
+/* Groups that do not touch each other and spheres that overlap nothing:
+ * the clump is the sum of its parts, each computed on its own. */
+START_TEST(test_separate_groups) {
+  const double rho = 2000, tol = 1e-9;
+  struct dem_sphere_def s[11];
+  size_t n = 0;
+  for (int g = 0; g < 2; g++) /* the blob twice, apart */
+    for (int i = 0; i < 4; i++) {
+      s[n] = blob[i];
+      s[n].center[0] += 0.3 * g;
+      s[n].center[2] -= 0.2 * g;
+      n++;
+    }
+  const struct dem_sphere_def lone[3] = {{{-0.2, 0.1, 0.0}, 0.02},
+                                         {{0.1, -0.3, 0.1}, 0.04},
+                                         {{0.0, 0.2, -0.2}, 0.01}};
+  for (int i = 0; i < 3; i++)
+    s[n++] = lone[i];
+  struct dem_clump_props all, part[5];
+  ck_assert_int_eq(dem_clump_compute(s, n, rho, tol, &all), DEM_OK);
+  ck_assert_int_eq(all.exact, 0);
+  ck_assert_int_eq(dem_clump_compute(s, 4, rho, tol, &part[0]), DEM_OK);
+  ck_assert_int_eq(dem_clump_compute(s + 4, 4, rho, tol, &part[1]), DEM_OK);
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(dem_clump_compute(&lone[i], 1, rho, tol, &part[2 + i]),
+                     DEM_OK);
+  double mass = 0, com[3] = {0, 0, 0}, t[9] = {0}, tall[9];
+  for (int q = 0; q < 5; q++) {
+    mass += part[q].mass;
+    v3_axpy(com, part[q].mass, part[q].com);
+  }
+  v3_scale(com, com, 1.0 / mass);
+  for (int q = 0; q < 5; q++)
+    add_tensor(&part[q], com, t);
+  ck_assert_rel(all.mass, mass, 1e-8);
+  for (int k = 0; k < 3; k++)
+    ck_assert_near(all.com[k], com[k], 1e-9);
+  tensor_from_props(&all, tall);
+  for (int i = 0; i < 9; i++)
+    ck_assert_near(tall[i], t[i], 1e-8 * all.inertia[2]);
+}
+END_TEST
+
+START_TEST(test_absurd_sizes) {
+  /* More spheres than any shape may have: refused before any work. */
+  size_t n = DEM_CLUMP_MAX_SPHERES + 1;
+  struct dem_sphere_def *s = calloc(n, sizeof *s);
+  for (size_t i = 0; i < n; i++)
+    s[i].radius = 1;
+  expect_setup_error(s, n, 1000, 1e-4, "more than 1000000");
+  /* Thousands of spheres on one spot: millions of overlapping pairs. */
+  expect_setup_error(s, 2500, 1000, 1e-4, "overlap too much");
+  /* One connected pack of 20,000 spheres each overlapping about 8 others:
+   * slicing it would take far more than the limit. */
+  double side = cbrt(20000 / 2.0);
+  for (size_t i = 0; i < 20000; i++) {
+    for (int k = 0; k < 3; k++)
+      s[i].center[k] = side * lcg_uniform();
+    s[i].radius = 0.5;
+  }
+  expect_setup_error(s, 20000, 1000, 1e-4, "circle evaluations");
+  free(s);
+}
+END_TEST
+
 START_TEST(test_invalid_input) {
   struct dem_sphere_def s[2] = {{{0, 0, 0}, 0.01}, {{0.01, 0, 0}, 0.01}};
   expect_setup_error(s, 0, 1000, 1e-6, "no spheres");
@@ -777,6 +936,13 @@ static Suite *clump_suite(void) {
   tcase_add_test(tc, test_body_offsets);
   tcase_add_test(tc, test_independent_grid);
   tcase_add_test(tc, test_invalid_input);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("many");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_adjacency_brute_force);
+  tcase_add_test(tc, test_long_chains);
+  tcase_add_test(tc, test_separate_groups);
+  tcase_add_test(tc, test_absurd_sizes);
   suite_add_tcase(s, tc);
   tc = tcase_create("chess");
   tcase_set_timeout(tc, 300);

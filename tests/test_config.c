@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -233,7 +235,79 @@ START_TEST(test_load_missing_file) {
              "directory");
   ck_assert_ptr_null(cfg);
   expect_msg(dem_config_load("/", &cfg), DEM_ERR_CONFIG,
-             "/: cannot read: Is a directory");
+             "/: cannot open: it is a directory");
+}
+END_TEST
+
+/* Only regular files are read, and only up to the size limit: a device or a
+ * FIFO would never end (or never start). */
+START_TEST(test_load_special_files) {
+  struct dem_config *cfg = (struct dem_config *)1;
+  dem_error_clear();
+  expect_msg(dem_config_load("/dev/zero", &cfg), DEM_ERR_CONFIG,
+             "/dev/zero: cannot open: it is a character device, not a "
+             "regular file");
+  ck_assert_ptr_null(cfg);
+  char dir[] = "/tmp/test_config_XXXXXX", path[64], want[128];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/fifo.yaml", dir);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  snprintf(want, sizeof want,
+           "%s: cannot open: it is a FIFO, not a regular file", path);
+  expect_msg(dem_config_load(path, &cfg), DEM_ERR_CONFIG, want);
+  unlink(path);
+  /* One byte more than the limit (a sparse file: nothing is written). */
+  snprintf(path, sizeof path, "%s/huge.yaml", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(ftruncate(fileno(f), DEM_CONFIG_MAX_BYTES + 1), 0);
+  fclose(f);
+  snprintf(want, sizeof want,
+           "%s: cannot open: it is larger than the limit of 16 MiB (16.0 "
+           "MiB)",
+           path);
+  expect_msg(dem_config_load(path, &cfg), DEM_ERR_CONFIG, want);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
+/* A mapping of many keys: every key found, the duplicate found at once, a
+ * key added by --set found too. Key by key, the duplicate check alone made
+ * this 200,000^2 / 2 string comparisons (more than a minute). */
+START_TEST(test_many_keys) {
+  const size_t n = 200000;
+  char *text = malloc(n * 24 + 64);
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)sprintf(text + len, "key_%zu: %zu\n", i, i);
+  struct dem_config *cfg = load(text);
+  ck_assert_uint_eq(dem_node_size(cfg->root), n);
+  for (size_t i = 0; i < n; i += 997) {
+    char key[32];
+    snprintf(key, sizeof key, "key_%zu", i);
+    ck_assert_uint_eq(dem_node_find(cfg->root, key), i);
+    ck_assert_str_eq(dem_node_scalar(dem_node_get(cfg->root, key)), key + 4);
+  }
+  ck_assert_uint_eq(dem_node_find(cfg->root, "key_200000"), SIZE_MAX);
+  ck_assert_ptr_null(dem_node_get(cfg->root, "key_"));
+  ck_assert_str_eq(dem_node_closest_key(cfg->root, "key_199999x"),
+                   "key_199999");
+  ck_assert_int_eq(dem_config_set(cfg, "added=7"), DEM_OK);
+  ck_assert_uint_eq(dem_node_find(cfg->root, "added"), n);
+  ck_assert_int_eq(dem_config_set(cfg, "key_123456=8"), DEM_OK);
+  ck_assert_str_eq(dem_node_scalar(dem_node_get(cfg->root, "key_123456")), "8");
+  ck_assert_uint_eq(dem_node_size(cfg->root), n + 1);
+  dem_config_free(cfg);
+  /* The same keys and the 150,000th again at the end. */
+  len += (size_t)sprintf(text + len, "key_149999: again\n");
+  char want[96];
+  snprintf(want, sizeof want,
+           "bad.yaml:%zu:1: duplicate key 'key_149999' (first at line "
+           "150000, column 1)",
+           n + 1);
+  expect_load_error(text, want);
+  free(text);
 }
 END_TEST
 
@@ -682,6 +756,22 @@ START_TEST(test_closest_word) {
 }
 END_TEST
 
+static const char *numbered(const void *ctx, size_t i) {
+  (void)ctx;
+  static char buf[32];
+  snprintf(buf, sizeof buf, "material_%zu", i);
+  return buf;
+}
+
+START_TEST(test_closest_name) {
+  /* Any number of names, none in a table: the 300th is found. */
+  ck_assert_str_eq(dem_closest_name("material_299", 300, numbered, NULL),
+                   "material_299");
+  ck_assert_ptr_null(dem_closest_name("glass", 300, numbered, NULL));
+  ck_assert_ptr_null(dem_closest_name("material_1", 0, numbered, NULL));
+}
+END_TEST
+
 /* ---- --set ---- */
 
 START_TEST(test_set_replace) {
@@ -980,7 +1070,14 @@ static Suite *config_suite(void) {
   tcase_add_test(tree, test_load_deep_nesting);
   tcase_add_test(tree, test_load_missing_file);
   tcase_add_test(tree, test_load_file);
+  tcase_add_test(tree, test_load_special_files);
   suite_add_tcase(s, tree);
+  /* A regression to key-by-key lookups would take minutes: the timeout is
+   * what fails then. */
+  TCase *scale = tcase_create("scale");
+  tcase_set_timeout(scale, 30);
+  tcase_add_test(scale, test_many_keys);
+  suite_add_tcase(s, scale);
   TCase *get = tcase_create("getters");
   tcase_add_test(get, test_double_ok);
   tcase_add_test(get, test_double_errors);
@@ -995,6 +1092,7 @@ static Suite *config_suite(void) {
   tcase_add_test(get, test_check_keys);
   tcase_add_test(get, test_cfg_error);
   tcase_add_test(get, test_closest_word);
+  tcase_add_test(get, test_closest_name);
   suite_add_tcase(s, get);
   TCase *set = tcase_create("set");
   tcase_add_test(set, test_set_replace);

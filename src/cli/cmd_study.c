@@ -21,7 +21,7 @@
 enum {
   NSWEEP = 25,   /* N = 10^(1 + k/4) steps to t = 1 s: dt = 1e-1 .. 1e-7 */
   NTARGET = 4,   /* target average errors 1e-5 .. 1e-2 */
-  MAXCASES = 16, /* the schemes plus labelled variants */
+  VARIANTS = 1,  /* labelled variants added to the schemes (add_case) */
   SAMPLES = 200, /* error-growth samples */
   COST_BODIES = 256,
   COST_STEPS = 400,
@@ -75,9 +75,11 @@ struct study {
   int long_run;
   long sweep_n[NSWEEP];
   double qref1[4], wref1[3]; /* reference at t = 1 s */
-  struct study_case c[MAXCASES];
-  int ncases;
-  double cost_norm[MAXCASES], cost_nonorm[MAXCASES];
+  /* The schemes plus labelled variants: as many as the table of rotation
+   * integrators holds, so a new scheme can never overflow a fixed array. */
+  struct study_case *c;
+  int ncases, cap;
+  double *cost_norm, *cost_nonorm; /* cap entries each */
 };
 
 static void fixed_torque(void *ctx, double t, const double q[4],
@@ -512,13 +514,17 @@ static void usage(FILE *f) {
   dem_cli_options_print(f, study_options);
 }
 
-static void add_case(struct study *st, const char *label, const char *scheme,
-                     int normalise_every) {
+static dem_status add_case(struct study *st, const char *label,
+                           const char *scheme, int normalise_every) {
+  if (st->ncases == st->cap)
+    return dem_fail(DEM_ERR_INTERNAL, "more study cases than the %d planned",
+                    st->cap);
   struct study_case *c = &st->c[st->ncases++];
   memset(c, 0, sizeof *c);
   snprintf(c->label, sizeof c->label, "%s", label);
   c->r = dem_rotation_find(scheme);
   c->normalise_every = normalise_every;
+  return DEM_OK;
 }
 
 static dem_status study_rotation(struct study *st) {
@@ -528,10 +534,12 @@ static dem_status study_rotation(struct study *st) {
     return dem_fail(DEM_ERR_IO, "cannot create %s: %s", st->out,
                     strerror(errno));
   for (int i = 0; dem_rotation_integrators[i]; i++)
-    add_case(st, dem_rotation_integrators[i]->name,
-             dem_rotation_integrators[i]->name, -1);
+    if ((status = add_case(st, dem_rotation_integrators[i]->name,
+                           dem_rotation_integrators[i]->name, -1)))
+      return status;
   /* evidence for the PFC4 row of Table 2 (see docs/rotation_study.md) */
-  add_case(st, "pfc4_not_normalised", "pfc4", 0);
+  if ((status = add_case(st, "pfc4_not_normalised", "pfc4", 0)))
+    return status;
   for (int k = 0; k < NSWEEP; k++)
     st->sweep_n[k] = (long)llround(pow(10.0, 1.0 + 0.25 * k));
   dem_cylinder_q_magnus4(1.0, 1e-5, st->qref1);
@@ -631,13 +639,30 @@ int dem_cmd_study(int argc, char **argv) {
     return dem_status_exit_code(DEM_ERR_USAGE);
   }
   st = calloc(1, sizeof *st);
-  if (!st) {
+  if (st) {
+    while (dem_rotation_integrators[st->cap])
+      st->cap++;
+    st->cap += VARIANTS;
+    st->c = calloc((size_t)st->cap, sizeof *st->c);
+    st->cost_norm = calloc((size_t)st->cap, sizeof *st->cost_norm);
+    st->cost_nonorm = calloc((size_t)st->cap, sizeof *st->cost_nonorm);
+  }
+  if (!st || !st->c || !st->cost_norm || !st->cost_nonorm) {
+    if (st) {
+      free(st->c);
+      free(st->cost_norm);
+      free(st->cost_nonorm);
+    }
+    free(st);
     fprintf(stderr, "dem study: out of memory\n");
     return dem_status_exit_code(DEM_ERR_NOMEM);
   }
   st->out = out;
   st->long_run = long_run;
   dem_status s = study_rotation(st);
+  free(st->c);
+  free(st->cost_norm);
+  free(st->cost_nonorm);
   free(st);
   if (s != DEM_OK) {
     fprintf(stderr, "dem study: %s\n", dem_last_error());

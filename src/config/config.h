@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "dem/status.h"
 
@@ -17,10 +18,15 @@ struct dem_config {
   struct dem_node *root; /* a mapping */
 };
 
+/* The largest configuration file dem reads (docs/configuration.md). */
+#define DEM_CONFIG_MAX_BYTES (16LL * 1024 * 1024)
+
 /* Parses a YAML file. Malformed YAML, duplicate keys, anchors/aliases or a
  * root that is not a mapping fail with DEM_ERR_CONFIG and
  * "FILE:LINE:COL: message"; a missing or unreadable file fails with
- * DEM_ERR_CONFIG and "FILE: cannot open: reason". */
+ * DEM_ERR_CONFIG and "FILE: cannot open: reason", and so do a directory, a
+ * device, a FIFO and a file of more than DEM_CONFIG_MAX_BYTES (nothing is
+ * read from them). */
 dem_status dem_config_load(const char *path, struct dem_config **out);
 /* Same from text; name is what messages call the file. */
 dem_status dem_config_load_string(const char *name, const char *text,
@@ -57,7 +63,12 @@ const char *dem_node_key_at(const struct dem_node *map, size_t i);
 const struct dem_node *dem_node_key_node_at(const struct dem_node *map,
                                             size_t i); /* key's position */
 const struct dem_node *dem_node_get(const struct dem_node *map,
-                                    const char *key);  /* NULL if absent */
+                                    const char *key); /* NULL if absent */
+/* The position of `key` in a mapping (dem_node_key_at(map, i) is key), or
+ * SIZE_MAX if absent or map is not a mapping. Constant time. */
+size_t dem_node_find(const struct dem_node *map, const char *key);
+/* The key of a mapping closest to `word` (see dem_closest_word), or NULL. */
+const char *dem_node_closest_key(const struct dem_node *map, const char *word);
 const char *dem_node_scalar(const struct dem_node *n); /* NULL if not scalar */
 
 /* Typed reads. Each fails with DEM_ERR_CONFIG and a message of the form
@@ -115,8 +126,24 @@ dem_status dem_cfg_check_keys(const struct dem_node *map,
 dem_status dem_cfg_error(const struct dem_node *at, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Opens `path` for reading ("rb") if it is a regular file of at most
+ * max_bytes, without blocking on a FIFO or a device. Otherwise returns NULL
+ * and writes why, e.g. "No such file or directory", "it is a directory",
+ * "it is a FIFO, not a regular file", "it is larger than the limit of 16
+ * MiB (20.5 MiB)". The caller still bounds what it reads (a file may grow).
+ */
+FILE *dem_open_input_file(const char *path, long long max_bytes, char *why,
+                          size_t why_size);
+/* "16 MiB", "20.5 MiB", "300 bytes". */
+void dem_format_bytes(long long bytes, char *buf, size_t size);
+
 /* Closest of `choices` to `word` by edit distance, or NULL if none is
  * within max(2, strlen(word)/3). */
 const char *dem_closest_word(const char *word, const char *const *choices);
+/* Same over the n words name(ctx, 0) .. name(ctx, n - 1), so that callers
+ * need no table of their own (materials, shapes, operators...). */
+const char *dem_closest_name(const char *word, size_t n,
+                             const char *(*name)(const void *ctx, size_t i),
+                             const void *ctx);
 
 #endif

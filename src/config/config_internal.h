@@ -28,6 +28,11 @@ struct dem_node {
   struct dem_node **keys;      /* mappings: key nodes (scalars) */
   struct dem_node **items;     /* sequence items / mapping values */
   size_t n, cap;
+  /* Mappings of more than a few keys: an open-addressing hash table of key
+   * positions plus one (0: empty slot), so that finding a key, and so the
+   * duplicate-key check while parsing, takes constant time. */
+  size_t *index;
+  size_t index_cap; /* slots, a power of two; 0: no index yet */
 };
 
 /* A parse failure before it becomes a message: position (1-based, 0 when
@@ -57,8 +62,8 @@ void dem_node_free(struct dem_node *n);
  * ownership of key and value on success. */
 dem_status dem_node_append(struct dem_node *parent, struct dem_node *key,
                            struct dem_node *value);
-/* The index of `key` in a mapping, or (size_t)-1. */
-size_t dem_node_find(const struct dem_node *map, const char *key);
+/* Same as dem_node_find for a key of `len` bytes (not NUL-terminated). */
+size_t dem_node_find_n(const struct dem_node *map, const char *key, size_t len);
 
 /* The dotted path of a node from its root ("shapes.rod", "particles.0");
  * "" for a root. Writes at most size bytes. */

@@ -43,9 +43,47 @@ void dem_node_free(struct dem_node *n) {
   }
   free(n->keys);
   free(n->items);
+  free(n->index);
   free(n->text);
   free(n->file);
   free(n);
+}
+
+/* Mappings up to this many keys are searched key by key. */
+enum { INDEX_MIN_KEYS = 16 };
+
+/* FNV-1a of the first len bytes of s. */
+static size_t hash_key(const char *s, size_t len) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+  return (size_t)(h ^ (h >> 32));
+}
+
+/* Puts key position i into the table (which has room). */
+static void index_put(struct dem_node *map, size_t i) {
+  const char *k = map->keys[i]->text;
+  size_t mask = map->index_cap - 1;
+  size_t slot = hash_key(k, strlen(k)) & mask;
+  while (map->index[slot])
+    slot = (slot + 1) & mask;
+  map->index[slot] = i + 1;
+}
+
+/* Keeps the table at most half full: rebuilt at twice the size. */
+static dem_status index_grow(struct dem_node *map) {
+  size_t cap = map->index_cap ? 2 * map->index_cap : 4 * INDEX_MIN_KEYS;
+  while (cap < 2 * map->n)
+    cap *= 2;
+  size_t *slots = calloc(cap, sizeof *slots);
+  if (!slots)
+    return DEM_ERR_NOMEM;
+  free(map->index);
+  map->index = slots;
+  map->index_cap = cap;
+  for (size_t i = 0; i < map->n; i++)
+    index_put(map, i);
+  return DEM_OK;
 }
 
 dem_status dem_node_append(struct dem_node *parent, struct dem_node *key,
@@ -66,6 +104,17 @@ dem_status dem_node_append(struct dem_node *parent, struct dem_node *key,
   }
   if (parent->kind == DEM_NODE_MAPPING) {
     parent->keys[parent->n] = key;
+    /* The index is made once the mapping grows past a few keys. */
+    if (parent->n + 1 > INDEX_MIN_KEYS &&
+        2 * (parent->n + 1) > parent->index_cap) {
+      parent->n++;
+      dem_status st = index_grow(parent);
+      parent->n--;
+      if (st != DEM_OK)
+        return st;
+    } else if (parent->index_cap) {
+      index_put(parent, parent->n);
+    }
     key->parent = parent;
   }
   parent->items[parent->n++] = value;
@@ -73,13 +122,40 @@ dem_status dem_node_append(struct dem_node *parent, struct dem_node *key,
   return DEM_OK;
 }
 
-size_t dem_node_find(const struct dem_node *map, const char *key) {
+size_t dem_node_find_n(const struct dem_node *map, const char *key,
+                       size_t len) {
   if (!map || !key || map->kind != DEM_NODE_MAPPING)
     return SIZE_MAX;
-  for (size_t i = 0; i < map->n; i++)
-    if (strcmp(map->keys[i]->text, key) == 0)
+  if (!map->index_cap) {
+    for (size_t i = 0; i < map->n; i++)
+      if (strlen(map->keys[i]->text) == len &&
+          memcmp(map->keys[i]->text, key, len) == 0)
+        return i;
+    return SIZE_MAX;
+  }
+  size_t mask = map->index_cap - 1;
+  for (size_t slot = hash_key(key, len) & mask; map->index[slot];
+       slot = (slot + 1) & mask) {
+    size_t i = map->index[slot] - 1;
+    if (strlen(map->keys[i]->text) == len &&
+        memcmp(map->keys[i]->text, key, len) == 0)
       return i;
+  }
   return SIZE_MAX;
+}
+
+size_t dem_node_find(const struct dem_node *map, const char *key) {
+  return key ? dem_node_find_n(map, key, strlen(key)) : SIZE_MAX;
+}
+
+static const char *key_name(const void *map, size_t i) {
+  return dem_node_key_at(map, i);
+}
+
+const char *dem_node_closest_key(const struct dem_node *map, const char *word) {
+  if (!map || map->kind != DEM_NODE_MAPPING)
+    return NULL;
+  return dem_closest_name(word, map->n, key_name, map);
 }
 
 /* Appends the path of n (a value, not a key) to buf at *used. */

@@ -135,10 +135,7 @@ static dem_status place(struct dem_config *cfg, const char *a,
     const char *here = a + path_start;
     size_t i = SIZE_MAX;
     if (cur->kind == DEM_NODE_MAPPING) {
-      for (size_t j = 0; j < cur->n && i == SIZE_MAX; j++)
-        if (strlen(cur->keys[j]->text) == len &&
-            memcmp(cur->keys[j]->text, name, len) == 0)
-          i = j;
+      i = dem_node_find_n(cur, name, len);
       if (i == SIZE_MAX)
         return create_chain(cur, a, parts, k, n, value);
     } else if (cur->kind == DEM_NODE_SEQUENCE) {

@@ -384,23 +384,27 @@ dem_status dem_config_load_string(const char *name, const char *text,
 
 dem_status dem_config_load(const char *path, struct dem_config **out) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
+  char why[160];
+  FILE *f = dem_open_input_file(path, DEM_CONFIG_MAX_BYTES, why, sizeof why);
   if (!f)
-    return dem_fail(DEM_ERR_CONFIG, "%s: cannot open: %s", path,
-                    strerror(errno));
+    return dem_fail(DEM_ERR_CONFIG, "%s: cannot open: %s", path, why);
+  /* At most the limit plus one byte: a file that grew after it was
+   * opened is refused like one that was too large from the start. */
   size_t len = 0, cap = 4096;
+  const size_t max = (size_t)DEM_CONFIG_MAX_BYTES + 1;
   char *text = malloc(cap);
   while (text) {
     len += fread(text + len, 1, cap - len, f);
-    if (len < cap)
+    if (len < cap || cap >= max)
       break;
-    char *more = realloc(text, 2 * cap);
+    size_t grown = 2 * cap < max ? 2 * cap : max;
+    char *more = realloc(text, grown);
     if (!more) {
       free(text);
       text = NULL;
     } else {
       text = more;
-      cap *= 2;
+      cap = grown;
     }
   }
   int read_error = ferror(f) ? errno : 0;
@@ -411,6 +415,14 @@ dem_status dem_config_load(const char *path, struct dem_config **out) {
     free(text);
     return dem_fail(DEM_ERR_CONFIG, "%s: cannot read: %s", path,
                     strerror(read_error));
+  }
+  if (len > (size_t)DEM_CONFIG_MAX_BYTES) {
+    char limit[32];
+    dem_format_bytes(DEM_CONFIG_MAX_BYTES, limit, sizeof limit);
+    free(text);
+    return dem_fail(DEM_ERR_CONFIG,
+                    "%s: cannot read: it is larger than the limit of %s", path,
+                    limit);
   }
   dem_status st = load_text(path, text, len, out);
   free(text);

@@ -37,8 +37,10 @@ static size_t edit_distance(const char *a, const char *b) {
   return prev[lb];
 }
 
-const char *dem_closest_word(const char *word, const char *const *choices) {
-  if (!word || !choices)
+const char *dem_closest_name(const char *word, size_t n,
+                             const char *(*name)(const void *ctx, size_t i),
+                             const void *ctx) {
+  if (!word || !name)
     return NULL;
   size_t len = strlen(word);
   if (len > MAX_WORD)
@@ -46,14 +48,28 @@ const char *dem_closest_word(const char *word, const char *const *choices) {
   size_t limit = len / 3 > 2 ? len / 3 : 2;
   const char *best = NULL;
   size_t best_d = limit + 1;
-  for (size_t i = 0; choices[i]; i++) {
-    if (strlen(choices[i]) > MAX_WORD)
+  for (size_t i = 0; i < n; i++) {
+    const char *c = name(ctx, i);
+    if (!c || strlen(c) > MAX_WORD)
       continue;
-    size_t d = edit_distance(word, choices[i]);
+    size_t d = edit_distance(word, c);
     if (d < best_d) {
-      best = choices[i];
+      best = c;
       best_d = d;
     }
   }
   return best;
+}
+
+static const char *list_name(const void *ctx, size_t i) {
+  return ((const char *const *)ctx)[i];
+}
+
+const char *dem_closest_word(const char *word, const char *const *choices) {
+  if (!choices)
+    return NULL;
+  size_t n = 0;
+  while (choices[n])
+    n++;
+  return dem_closest_name(word, n, list_name, choices);
 }

@@ -2,6 +2,7 @@
  * output. */
 #include "setup/setup.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,15 +53,23 @@ static dem_status read_domain(const struct dem_node *root,
       (st = dem_cfg_vec(box, "min", 1, NULL, 3, DEM_ANY, sim->walls.lo)) ||
       (st = dem_cfg_vec(box, "max", 1, NULL, 3, DEM_ANY, sim->walls.hi)) ||
       (st = dem_cfg_string(m, "wall_material", 1, NULL, &material)) ||
-      (st = dem_setup_find_material(sim, dem_node_get(m, "wall_material"),
-                                    material, &sim->walls.material)))
+      (st = dem_setup_find_material(dem_node_get(root, "materials"),
+                                    dem_node_get(m, "wall_material"), material,
+                                    &sim->walls.material)))
     return st;
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 3; k++) {
     if (!(sim->walls.lo[k] < sim->walls.hi[k]))
       return dem_cfg_error(dem_node_get(box, "max"),
                            "key 'max': must exceed 'min' in every coordinate "
                            "(axis %c: min %g, max %g)",
                            "xyz"[k], sim -> walls.lo[k], sim->walls.hi[k]);
+    /* +-1e308 are finite, their difference is not. */
+    if (!isfinite(sim->walls.hi[k] - sim->walls.lo[k]))
+      return dem_cfg_error(dem_node_get(box, "max"),
+                           "key 'max': the box's extent along %c, max - min, "
+                           "overflows (min %g, max %g)",
+                           "xyz"[k], sim -> walls.lo[k], sim->walls.hi[k]);
+  }
   sim->walls.enabled = 1;
   return DEM_OK;
 }
@@ -92,6 +101,72 @@ static dem_status read_output(const struct dem_config *cfg,
              : DEM_OK;
 }
 
+/* The time step must be within these multiples of the Rayleigh time step
+ * when contacts can happen: far above it contacts are never resolved, far
+ * below it nothing moves within the precision of the positions (both are
+ * what sizes or moduli off by many orders of magnitude give). */
+#define RAYLEIGH_MAX 1e3
+#define RAYLEIGH_MIN 1e-9
+
+/* The smallest Rayleigh time step of any sphere of any shape,
+ * pi R sqrt(rho / G) / (0.1631 nu + 0.8766), and where it is. */
+static double rayleigh_time_step(const struct dem_sim *sim, size_t *shape,
+                                 double *radius) {
+  double best = HUGE_VAL;
+  for (size_t k = 0; k < sim->n_shapes; k++) {
+    const struct dem_shape *sh = &sim->shapes[k];
+    const struct dem_material *m = &sim->materials[sh->material];
+    double g = m->young_modulus / (2.0 * (1.0 + m->poisson_ratio));
+    for (size_t i = 0; i < sh->n_spheres; i++) {
+      double dt = 3.14159265358979323846 * sh->radius[i] *
+                  sqrt(m->density / g) / (0.1631 * m->poisson_ratio + 0.8766);
+      if (dt < best) {
+        best = dt;
+        *shape = k;
+        *radius = sh->radius[i];
+      }
+    }
+  }
+  return best;
+}
+
+static dem_status check_time_step(const struct dem_node *root,
+                                  const struct dem_sim *sim) {
+  /* One body and no walls: nothing ever touches. */
+  if (sim->b.n < 2 && !sim->walls.enabled)
+    return DEM_OK;
+  size_t shape = 0;
+  double radius = 0, dtr = rayleigh_time_step(sim, &shape, &radius);
+  double ratio = sim->dt / dtr;
+  const struct dem_node *at =
+      dem_node_get(dem_node_get(root, "simulation"), "time_step");
+  if (!(dtr > 0) || !isfinite(dtr))
+    return dem_cfg_error(at,
+                         "key 'time_step': the Rayleigh time step of shape "
+                         "'%s' (radius %g m) is %g s: the material's "
+                         "density and moduli are out of range",
+                         sim->shapes[shape].name, radius, dtr);
+  if (ratio > RAYLEIGH_MAX)
+    return dem_cfg_error(at,
+                         "key 'time_step': %g s is %.3g times the Rayleigh "
+                         "time step %.6g s (shape '%s', radius %g m), more "
+                         "than %g times: no contact would be resolved; use "
+                         "a time step near the Rayleigh one, or check the "
+                         "sizes and the materials",
+                         sim->dt, ratio, dtr, sim->shapes[shape].name, radius,
+                         RAYLEIGH_MAX);
+  if (ratio < RAYLEIGH_MIN)
+    return dem_cfg_error(at,
+                         "key 'time_step': %g s is %.3g times the Rayleigh "
+                         "time step %.6g s (shape '%s', radius %g m), less "
+                         "than %g times: nothing would move within the "
+                         "precision of the positions; check the sizes and "
+                         "the materials",
+                         sim->dt, ratio, dtr, sim->shapes[shape].name, radius,
+                         RAYLEIGH_MIN);
+  return DEM_OK;
+}
+
 dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
                      struct dem_output_options *out) {
   const struct dem_node *root = cfg->root;
@@ -102,7 +177,7 @@ dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
       (st = dem_setup_shapes(cfg, root, sim)) ||
       (st = dem_setup_particles(root, sim)) ||
       (st = read_output(cfg, root, out)) ||
-      (st = dem_setup_contact(root, sim)))
+      (st = dem_setup_contact(root, sim)) || (st = check_time_step(root, sim)))
     return st;
   return DEM_OK;
 }

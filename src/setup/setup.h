@@ -5,6 +5,12 @@
 #include "config/config.h"
 #include "sim/sim.h"
 
+/* Limits on what a config may ask for (docs/configuration.md): more is
+ * refused with a message before anything is allocated for it. */
+#define DEM_MAX_MATERIALS 1024     /* the E* table has n (n + 1) entries */
+#define DEM_MAX_SPHERES 100000000L /* spheres of all bodies together */
+#define DEM_SHAPE_FILE_MAX_BYTES (256LL * 1024 * 1024)
+
 struct dem_output_options {
   const char *file;         /* points into the config tree */
   double snapshot_interval; /* simulated seconds; 0: first and last only */
@@ -35,8 +41,10 @@ dem_status dem_setup_particles(const struct dem_node *root,
  * or given by contact.pairs), the neighbour search's settings (after the
  * materials, the walls and the particles). */
 dem_status dem_setup_contact(const struct dem_node *root, struct dem_sim *sim);
-/* Index of a named material or shape, or a config error at `at`. */
-dem_status dem_setup_find_material(const struct dem_sim *sim,
+/* Index of a named material: its position in the config's `materials`
+ * mapping (the order of sim->materials), found in constant time; or a
+ * config error at `at` naming the closest material. */
+dem_status dem_setup_find_material(const struct dem_node *materials,
                                    const struct dem_node *at, const char *name,
                                    int *out);
 

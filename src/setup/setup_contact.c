@@ -18,7 +18,9 @@ static struct dem_pair_props mixed(const struct dem_material *a,
 
 /* One contact.pairs entry: {materials: [a, b], restitution, friction,
  * rolling_friction}, each value optional (the mixed one otherwise). */
-static dem_status read_pair(struct dem_sim *sim, const struct dem_node *item,
+static dem_status read_pair(struct dem_sim *sim,
+                            const struct dem_node *materials,
+                            const struct dem_node *item,
                             struct dem_pair_props *table) {
   static const char *const keys[] = {"materials", "restitution", "friction",
                                      "rolling_friction", NULL};
@@ -37,7 +39,7 @@ static dem_status read_pair(struct dem_sim *sim, const struct dem_node *item,
     const char *name = dem_node_scalar(n);
     if (!name)
       return dem_cfg_error(n, "key 'materials': expected a material name");
-    if ((st = dem_setup_find_material(sim, n, name, &m[k])))
+    if ((st = dem_setup_find_material(materials, n, name, &m[k])))
       return st;
   }
   size_t nm = sim->n_materials;
@@ -60,7 +62,9 @@ static dem_status read_pair(struct dem_sim *sim, const struct dem_node *item,
 }
 
 /* Every pair of materials: mixed, then the pairs given. */
-static dem_status pair_table(struct dem_sim *sim, const struct dem_node *pairs,
+static dem_status pair_table(struct dem_sim *sim,
+                             const struct dem_node *materials,
+                             const struct dem_node *pairs,
                              struct dem_pair_props **out) {
   size_t nm = sim->n_materials;
   struct dem_pair_props *t = calloc(nm > 0 ? nm * nm : 1, sizeof *t);
@@ -71,7 +75,7 @@ static dem_status pair_table(struct dem_sim *sim, const struct dem_node *pairs,
     for (size_t b = 0; b < nm; b++)
       t[a * nm + b] = mixed(&sim->materials[a], &sim->materials[b]);
   for (size_t i = 0; !st && i < dem_node_size(pairs); i++)
-    st = read_pair(sim, dem_node_at(pairs, i), t);
+    st = read_pair(sim, materials, dem_node_at(pairs, i), t);
   if (st) {
     free(t);
     return st;
@@ -113,7 +117,7 @@ dem_status dem_setup_contact(const struct dem_node *root, struct dem_sim *sim) {
   if (sim->nb.skin < 0) /* default: a tenth of the smallest radius */
     sim->nb.skin = 0.1 * sim->min_radius;
   struct dem_pair_props *table = NULL;
-  if ((st = pair_table(sim, pairs, &table)))
+  if ((st = pair_table(sim, dem_node_get(root, "materials"), pairs, &table)))
     return st;
   st = dem_contact_law_init(sim, dem_contact_models[model], table);
   free(table);

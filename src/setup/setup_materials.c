@@ -1,24 +1,20 @@
 /* The materials section. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "setup/setup.h"
 
-dem_status dem_setup_find_material(const struct dem_sim *sim,
+dem_status dem_setup_find_material(const struct dem_node *materials,
                                    const struct dem_node *at, const char *name,
                                    int *out) {
-  const char *names[256];
-  size_t k = 0;
-  for (; k < sim->n_materials && k < 255; k++) {
-    if (strcmp(sim->materials[k].name, name) == 0) {
-      *out = (int)k;
-      return DEM_OK;
-    }
-    names[k] = sim->materials[k].name;
+  size_t k = dem_node_find(materials, name);
+  if (k != SIZE_MAX) {
+    *out = (int)k;
+    return DEM_OK;
   }
-  names[k] = NULL;
-  const char *near = dem_closest_word(name, names);
+  const char *near = dem_node_closest_key(materials, name);
   return dem_cfg_error(at, "unknown material '%s'%s%s%s", name,
                        near ? " (did you mean '" : "", near ? near : "",
                        near ? "'?)" : "");
@@ -39,6 +35,11 @@ dem_status dem_setup_materials(const struct dem_node *root,
   size_t n = dem_node_size(m);
   if (n == 0)
     return dem_cfg_error(m, "key 'materials': define at least one material");
+  if (n > DEM_MAX_MATERIALS)
+    return dem_cfg_error(m,
+                         "key 'materials': %zu materials, more than the "
+                         "limit of %d",
+                         n, DEM_MAX_MATERIALS);
   sim->materials = calloc(n, sizeof *sim->materials);
   if (!sim->materials)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");

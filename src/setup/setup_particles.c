@@ -1,5 +1,6 @@
 /* The particles section: explicit bodies and seeded random non-overlapping
  * fills. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 /* Bodies placed so far, hashed by their bounding spheres' cells. */
 struct placement {
   struct dem_sim *sim;
+  const struct dem_node *shapes; /* the config's shapes, to find them by name */
   size_t placed;
   double h; /* cell size: twice the largest bounding radius */
   size_t mask;
@@ -108,26 +110,70 @@ static int outside_box(const struct dem_sim *sim, size_t b) {
   return -1;
 }
 
-static dem_status find_shape(const struct dem_sim *sim,
+/* The shape an entry names: its position in the config's `shapes` mapping
+ * (the order of sim->shapes), found in constant time. */
+static dem_status find_shape(const struct dem_node *shapes,
                              const struct dem_node *item, int *out) {
   const char *name;
-  const char *names[256];
   dem_status st = dem_cfg_string(item, "shape", 1, NULL, &name);
   if (st)
     return st;
-  size_t k = 0;
-  for (; k < sim->n_shapes && k < 255; k++) {
-    if (strcmp(sim->shapes[k].name, name) == 0) {
-      *out = (int)k;
-      return DEM_OK;
-    }
-    names[k] = sim->shapes[k].name;
+  size_t k = dem_node_find(shapes, name);
+  if (k != SIZE_MAX) {
+    *out = (int)k;
+    return DEM_OK;
   }
-  names[k] = NULL;
-  const char *near = dem_closest_word(name, names);
+  const char *near = dem_node_closest_key(shapes, name);
   return dem_cfg_error(dem_node_get(item, "shape"), "unknown shape '%s'%s%s%s",
                        name, near ? " (did you mean '" : "", near ? near : "",
                        near ? "'?)" : "");
+}
+
+/* How far from the origin a body can go: the box, else where it starts
+ * (or the region it is put in), for the size of its gravitational energy. */
+static double reach(const struct dem_sim *sim, const double lo[3],
+                    const double hi[3]) {
+  const double *a = sim->walls.enabled ? sim->walls.lo : lo;
+  const double *z = sim->walls.enabled ? sim->walls.hi : hi;
+  double r = 0;
+  for (int k = 0; k < 3; k++)
+    r = fmax(r, fmax(fabs(a[k]), fabs(z[k])));
+  return r;
+}
+
+/* |x| without overflow for huge components. */
+static double norm3(const double x[3]) {
+  double m = fmax(fabs(x[0]), fmax(fabs(x[1]), fabs(x[2])));
+  if (!(m > 0) || !isfinite(m))
+    return m;
+  double a = x[0] / m, b = x[1] / m, c = x[2] / m;
+  return m * sqrt(a * a + b * b + c * c);
+}
+
+/* A body whose energy or weight overflows (a velocity of 1e200 m/s, gravity
+ * of 1e308 m/s^2) would stop the run at its first step with a non-finite
+ * force: refused here with the reason. */
+static dem_status check_body_scale(const struct dem_sim *sim,
+                                   const struct dem_node *def, const char *body,
+                                   int shape, double speed, double spin,
+                                   double x) {
+  const struct dem_clump_props *pr = &sim->shapes[shape].props;
+  double m = pr->mass, g = norm3(sim->gravity);
+  const char *why = !isfinite(0.5 * m * speed * speed)
+                        ? "its kinetic energy 1/2 m v^2"
+                    : !isfinite(0.5 * pr->inertia[2] * spin * spin)
+                        ? "its rotational energy 1/2 I w^2"
+                    : !isfinite(m * g)     ? "its weight m g"
+                    : !isfinite(m * g * x) ? "its gravitational energy m g x"
+                                           : NULL;
+  if (!why)
+    return DEM_OK;
+  return dem_cfg_error(def,
+                       "%s (shape '%s', mass %g kg): %s overflows (speed %g "
+                       "m/s, angular speed %g rad/s, gravity %g m/s^2, "
+                       "distance from the origin up to %g m)",
+                       body, sim->shapes[shape].name, m, why, speed, spin, g,
+                       x);
 }
 
 static dem_status place_explicit(struct placement *p, size_t b,
@@ -143,7 +189,7 @@ static dem_status place_explicit(struct placement *p, size_t b,
   int shape, frame;
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.body")) ||
-      (st = find_shape(sim, def, &shape)) ||
+      (st = find_shape(p->shapes, def, &shape)) ||
       (st = dem_cfg_vec(def, "position", 1, NULL, 3, DEM_ANY, x)) ||
       (st = dem_cfg_vec(def, "orientation", 0, identity, 4, DEM_ANY, q)) ||
       (st = dem_cfg_vec(def, "velocity", 0, zero, 3, DEM_ANY, sim->b.v[b])) ||
@@ -170,6 +216,11 @@ static dem_status place_explicit(struct placement *p, size_t b,
                          "body %zu (shape '%s') is not inside the box "
                          "(it crosses a wall normal to %c)",
                          b, sim->shapes[shape].name, "xyz"[wall]);
+  char body[48];
+  snprintf(body, sizeof body, "body %zu", b);
+  if ((st = check_body_scale(sim, def, body, shape, norm3(sim->b.v[b]),
+                             norm3(w), reach(sim, x, x))))
+    return st;
   long other = find_overlap(p, b);
   if (other >= 0)
     return dem_cfg_error(def, "body %zu overlaps body %ld at the start", b,
@@ -192,7 +243,7 @@ static dem_status place_random(struct placement *p, size_t first, long count,
   const struct dem_node *region;
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.random_fill")) ||
-      (st = find_shape(sim, def, &shape)) ||
+      (st = find_shape(p->shapes, def, &shape)) ||
       (st = dem_cfg_double(def, "speed", 0, 0, DEM_NONNEGATIVE, &speed)) ||
       (st = dem_cfg_double(def, "angular_speed", 0, 0, DEM_NONNEGATIVE,
                            &angular_speed)) ||
@@ -213,6 +264,9 @@ static dem_status place_random(struct placement *p, size_t first, long count,
     return dem_cfg_error(def, "random_fill needs a 'region' {min, max} when "
                               "there is no domain box");
   }
+  if ((st = check_body_scale(sim, def, "random_fill", shape, speed,
+                             angular_speed, reach(sim, lo, hi))))
+    return st;
   /* More solid volume than random close packing (64 %) of the region
    * holds cannot be placed: say so at once instead of trying. */
   double region_volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
@@ -273,9 +327,10 @@ struct entry {
 
 /* Reads each entry's kind, shape and count once, so the arrays are
  * allocated once and the placement loops need not parse them again. */
-static dem_status read_entries(const struct dem_node *list, struct dem_sim *sim,
-                               struct entry *entries, size_t *n_bodies,
-                               size_t *n_spheres) {
+static dem_status read_entries(const struct dem_node *list,
+                               const struct dem_node *shapes,
+                               struct dem_sim *sim, struct entry *entries,
+                               size_t *n_bodies, size_t *n_spheres) {
   static const char *const kinds[] = {"body", "random_fill", NULL};
   *n_bodies = *n_spheres = 0;
   for (size_t i = 0; i < dem_node_size(list); i++) {
@@ -291,18 +346,30 @@ static dem_status read_entries(const struct dem_node *list, struct dem_sim *sim,
     e->random_fill = strcmp(dem_node_key_at(item, 0), "random_fill") == 0;
     e->count = 1;
     /* Keys are checked in full when the body is placed. */
-    if ((st = find_shape(sim, def, &e->shape)))
+    if ((st = find_shape(shapes, def, &e->shape)))
       return st;
     if (e->random_fill &&
-        (st = dem_cfg_long(def, "count", 1, 0, 0, 100000000, &e->count)))
+        (st = dem_cfg_long(def, "count", 1, 0, 0, DEM_MAX_SPHERES, &e->count)))
       return st;
+    /* Refused before the arrays are allocated: the limit keeps the sums
+     * far from overflowing too. */
+    size_t spheres = (size_t)e->count * sim->shapes[e->shape].n_spheres;
+    if (spheres > (size_t)DEM_MAX_SPHERES - *n_spheres)
+      return dem_cfg_error(def,
+                           "particles: %zu spheres in all with this entry's "
+                           "%ld bodies of shape '%s' (%zu spheres each), more "
+                           "than the limit of %ld",
+                           *n_spheres + spheres, e->count,
+                           sim->shapes[e->shape].name,
+                           sim->shapes[e->shape].n_spheres, DEM_MAX_SPHERES);
     *n_bodies += (size_t)e->count;
-    *n_spheres += (size_t)e->count * sim->shapes[e->shape].n_spheres;
+    *n_spheres += spheres;
   }
   return DEM_OK;
 }
 
-static dem_status place_all(const struct dem_node *list, struct dem_sim *sim,
+static dem_status place_all(const struct dem_node *list,
+                            const struct dem_node *shapes, struct dem_sim *sim,
                             const struct entry *entries);
 
 dem_status dem_setup_particles(const struct dem_node *root,
@@ -316,23 +383,25 @@ dem_status dem_setup_particles(const struct dem_node *root,
   struct entry *entries = calloc(n_entries ? n_entries : 1, sizeof *entries);
   if (!entries)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
-  st = read_entries(list, sim, entries, &n_bodies, &n_spheres);
+  const struct dem_node *shapes = dem_node_get(root, "shapes");
+  st = read_entries(list, shapes, sim, entries, &n_bodies, &n_spheres);
   if (!st && n_bodies == 0)
     st = dem_cfg_error(list, "key 'particles': no bodies to simulate");
   if (!st)
     st = dem_sim_alloc_bodies(sim, n_bodies, n_spheres);
   if (!st)
-    st = place_all(list, sim, entries);
+    st = place_all(list, shapes, sim, entries);
   free(entries);
   return st;
 }
 
 /* Places every body: member ranges first, then each entry in order. */
-static dem_status place_all(const struct dem_node *list, struct dem_sim *sim,
+static dem_status place_all(const struct dem_node *list,
+                            const struct dem_node *shapes, struct dem_sim *sim,
                             const struct entry *entries) {
   size_t n_bodies = sim->b.n;
   dem_status st = DEM_OK;
-  struct placement p = {.sim = sim};
+  struct placement p = {.sim = sim, .shapes = shapes};
   double max_rb = 0;
   for (size_t k = 0; k < sim->n_shapes; k++)
     if (sim->shapes[k].props.bounding_radius > max_rb)

@@ -26,12 +26,26 @@ struct dem_clump_props {
                              the next coarser resolution (0 if exact) */
 };
 
+/* The most spheres a clump may have: beyond it dem_clump_compute refuses
+ * at once (docs/configuration.md, docs/clumps.md). */
+#define DEM_CLUMP_MAX_SPHERES 1000000
+/* The most circle evaluations (a slice circle against its neighbours) the
+ * refinement levels of the overlapping spheres may take together, a minute
+ * or a few of one core (30-200 ns each); a clump whose first two levels
+ * need more is refused before it starts, and no further level starts that
+ * would pass it. */
+#define DEM_CLUMP_MAX_WORK 1e9
+
 /* Computes the mass properties of the union of n spheres at `density`.
  * Spheres that do not overlap are summed in closed form (sphere inertia and
  * parallel axes). Overlapping ones are integrated numerically, refining
  * until volume and principal moments change by less than `tolerance`
  * (relative) between resolutions, or failing with DEM_ERR_SETUP when it
- * cannot reach it. Degenerate principal moments give a deterministic frame.
+ * cannot reach it. Spheres that overlap no other are summed in closed form
+ * too; each connected group of overlapping ones is sliced on its own.
+ * More than DEM_CLUMP_MAX_SPHERES spheres, piles where spheres overlap
+ * dozens of others, or slicing beyond DEM_CLUMP_MAX_WORK fail with
+ * DEM_ERR_SETUP. Degenerate principal moments give a deterministic frame.
  */
 dem_status dem_clump_compute(const struct dem_sphere_def *spheres, size_t n,
                              double density, double tolerance,
