@@ -2,6 +2,7 @@
  * a chosen integrator. */
 #include <stdlib.h>
 
+#include "core/names.h"
 #include "core/quat.h"
 #include "operators/load.h"
 #include "operators/op_common.h"
@@ -19,18 +20,18 @@ static dem_status init_rotation(struct dem_op *op,
                                 const struct dem_node *params,
                                 struct dem_sim *sim, struct dem_pipeline *p) {
   static const char *const stages[] = {"before_force", "after_force", NULL};
-  const char *names[64];
-  size_t k = 0;
-  for (; dem_rotation_integrators[k] && k < 63; k++)
-    names[k] = dem_rotation_integrators[k]->name;
-  names[k] = NULL;
   int which = 0, stage = 0;
   dem_status st;
   if (!params)
     return dem_fail(DEM_ERR_CONFIG,
                     "push_rotation needs parameters: {integrator: NAME}");
-  if ((st = dem_cfg_choice(params, "integrator", 1, 0, names, &which)) ||
-      (st = dem_cfg_choice(params, "stage", 0, 0, stages, &stage)) ||
+  const char **names =
+      dem_table_names((const void *const *)dem_rotation_integrators);
+  if (!names)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  st = dem_cfg_choice(params, "integrator", 1, 0, names, &which);
+  free(names);
+  if (st || (st = dem_cfg_choice(params, "stage", 0, 0, stages, &stage)) ||
       (st = dem_op_read_dt_scale(op, params)))
     return st;
   op->rot = dem_rotation_integrators[which];

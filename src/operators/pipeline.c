@@ -7,19 +7,20 @@
 #include <string.h>
 
 #include "contact/model.h"
+#include "core/names.h"
 #include "core/quat.h"
 #include "core/vec3.h"
 #include "operators/schemes_data.h"
 
-const char *const *dem_scheme_names(void) {
-  static const char *names[64];
-  if (!names[0]) {
-    size_t k = 0;
-    for (; dem_embedded_schemes[k].name && k < 63; k++)
-      names[k] = dem_embedded_schemes[k].name;
-    names[k] = NULL;
-  }
-  return names;
+static const char *scheme_name(const void *ctx, size_t i) {
+  return dem_embedded_schemes[i].name;
+}
+
+static size_t scheme_count(void) {
+  size_t n = 0;
+  while (dem_embedded_schemes[n].name)
+    n++;
+  return n;
 }
 
 /* Moves bodies: drifts and the first stage of rotation pushes. */
@@ -44,15 +45,14 @@ static dem_status add_operator(struct dem_pipeline *p,
   }
   const struct dem_operator_type *type = dem_operator_find(name);
   if (!type) {
-    const char *names[64];
-    size_t k = 0;
-    for (; dem_operator_types[k] && k < 63; k++)
-      names[k] = dem_operator_types[k]->name;
-    names[k] = NULL;
-    const char *near = dem_closest_word(name, names);
-    return dem_cfg_error(item, "unknown operator '%s'%s%s%s", name,
-                         near ? " (did you mean '" : "", near ? near : "",
-                         near ? "'?)" : "");
+    const char **names =
+        dem_table_names((const void *const *)dem_operator_types);
+    const char *near = names ? dem_closest_word(name, names) : NULL;
+    dem_status st = dem_cfg_error(item, "unknown operator '%s'%s%s%s", name,
+                                  near ? " (did you mean '" : "",
+                                  near ? near : "", near ? "'?)" : "");
+    free(names);
+    return st;
   }
   dem_status st;
   if (params) {
@@ -271,7 +271,7 @@ static dem_status load_named(struct dem_pipeline *p,
       return st;
     return build_from_mapping(p, (*cfg)->root, loads, sim);
   }
-  const char *near = dem_closest_word(name, dem_scheme_names());
+  const char *near = dem_closest_name(name, scheme_count(), scheme_name, NULL);
   return dem_cfg_error(name_node, "unknown scheme '%s'%s%s%s", name,
                        near ? " (did you mean '" : "", near ? near : "",
                        near ? "'?)" : "");

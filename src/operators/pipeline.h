@@ -103,7 +103,4 @@ dem_status dem_pipeline_step(struct dem_pipeline *p, struct dem_sim *sim);
 void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
                        double (*v)[3], double (*w)[3]);
 
-/* Names of the compiled-in schemes, NULL-terminated (static storage). */
-const char *const *dem_scheme_names(void);
-
 #endif

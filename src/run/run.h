@@ -30,6 +30,8 @@ struct dem_run {
   long first_step;    /* step this process started from (restart: > 0) */
   struct dem_energy_row first_row, last_row; /* of this process's run */
   int have_rows;
+  struct sigaction old_int, old_term; /* restored when the run ends */
+  int handlers;
 };
 
 /* The signal that asked the run to stop (0: none). */

@@ -55,6 +55,14 @@ static dem_status run_config(struct dem_run *r) {
   dem_run_print_setup(r, opt->quiet && !opt->check_only);
   if (opt->check_only)
     return DEM_OK;
+  /* From here on a signal stops the run cleanly, with a last snapshot;
+   * before, nothing is written yet and a signal ends dem at once. */
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  dem_run_stop_signal = 0;
+  sigaction(SIGINT, &sa, &r->old_int);
+  sigaction(SIGTERM, &sa, &r->old_term);
+  r->handlers = 1;
   if ((st = dem_observer_init(&r->obs, &r->sim)) ||
       (st = open_output(r, &text)) || (!opt->restart && (st = start(r))))
     goto done;
@@ -96,14 +104,11 @@ dem_status dem_run(const struct dem_run_options *opt) {
   if (!st) {
     if (opt->threads > 0)
       omp_set_num_threads(opt->threads);
-    dem_run_stop_signal = 0;
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     st = run_config(&r);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    if (r.handlers) {
+      sigaction(SIGINT, &r.old_int, NULL);
+      sigaction(SIGTERM, &r.old_term, NULL);
+    }
   }
   if (r.h5) {
     dem_status cst = dem_h5_close(r.h5);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "contact/model.h"
+#include "core/names.h"
 #include "setup/setup.h"
 
 /* Mixing when no contact.pairs entry names the pair: the geometric mean
@@ -90,23 +91,26 @@ dem_status dem_setup_contact(const struct dem_node *root, struct dem_sim *sim) {
   /* In the order of enum dem_broad_phase and enum dem_sort_bodies. */
   static const char *const broad[] = {"auto", "on", "off", NULL};
   static const char *const sort[] = {"auto", "on", "off", NULL};
-  const char *models[64];
-  size_t n_models = 0;
-  for (; dem_contact_models[n_models] && n_models < 63; n_models++)
-    models[n_models] = dem_contact_models[n_models]->name;
-  models[n_models] = NULL;
   const struct dem_node *m, *pairs = NULL;
   int model = 0;
   dem_status st;
   sim->nb.skin = -1;
   sim->nb.broad_phase = DEM_BROAD_AUTO;
   sim->nb.sort_bodies = DEM_SORT_AUTO;
-  if ((st = dem_cfg_mapping(root, "contact", 0, &m)))
+  if ((st = dem_cfg_mapping(root, "contact", 0, &m)) ||
+      (m && (st = dem_cfg_check_keys(m, keys, "contact"))))
     return st;
+  const char **models =
+      dem_table_names((const void *const *)dem_contact_models);
+  if (!models)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  if (m && (st = dem_cfg_choice(m, "model", 0, 0, models, &model))) {
+    free(models);
+    return st;
+  }
+  free(models);
   if (m &&
-      ((st = dem_cfg_check_keys(m, keys, "contact")) ||
-       (st = dem_cfg_choice(m, "model", 0, 0, models, &model)) ||
-       (st = dem_cfg_choice(m, "broad_phase", 0, DEM_BROAD_AUTO, broad,
+      ((st = dem_cfg_choice(m, "broad_phase", 0, DEM_BROAD_AUTO, broad,
                             &sim->nb.broad_phase)) ||
        (st = dem_cfg_choice(m, "sort_bodies", 0, DEM_SORT_AUTO, sort,
                             &sim->nb.sort_bodies)) ||
