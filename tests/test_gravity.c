@@ -209,11 +209,14 @@ START_TEST(free_fall) {
   struct body_track b;
   read_track(h5, &b);
   ck_assert_uint_eq(b.n, 11);
+  double worst_x = 0, worst_v = 0, worst_e = 0;
   for (size_t k = 0; k < b.n; k++) {
     double t = b.t[k];
     ck_assert_double_eq_tol(t, 0.1 * (double)k, 1e-12);
     for (int i = 0; i < 3; i++) {
       double x = x0[i] + v0[i] * t + 0.5 * g[i] * t * t, v = v0[i] + g[i] * t;
+      worst_x = fmax(worst_x, fabs(b.x[k][i] - x));
+      worst_v = fmax(worst_v, fabs(b.v[k][i] - v));
       ck_assert_msg(fabs(b.x[k][i] - x) < 1e-11,
                     "%s: x[%d](%g) = %.15g, free fall %.15g", name, i, t,
                     b.x[k][i], x);
@@ -234,6 +237,9 @@ START_TEST(free_fall) {
       x[i] = x0[i] + v0[i] * t + 0.5 * g[i] * t * t;
       v[i] = v0[i] + g[i] * t;
     }
+    worst_e = fmax(worst_e, fabs(e.grav[k] - (-m * dot3(g, x))) / scale);
+    worst_e = fmax(worst_e, fabs(e.kt[k] - 0.5 * m * dot3(v, v)) / scale);
+    worst_e = fmax(worst_e, fabs(e.total[k] - e0) / scale);
     ck_assert_msg(fabs(e.grav[k] - (-m * dot3(g, x))) < 1e-12 * scale,
                   "%s: gravity energy at t = %g is %.12g, -m g.x = %.12g", name,
                   t, e.grav[k], -m * dot3(g, x));
@@ -246,6 +252,9 @@ START_TEST(free_fall) {
                   "%s: total energy at t = %g is %.12g, E0 = %.12g", name, t,
                   e.total[k], e0);
   }
+  printf("free fall, %s: |x - x(t)| <= %.1e m, |v - v(t)| <= %.1e m/s, "
+         "energies within %.1e of m (g^2 + v0^2)\n",
+         name, worst_x, worst_v, worst_e);
   free_energy(&e);
   remove_run("fall");
 }
