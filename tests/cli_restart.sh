@@ -86,6 +86,58 @@ last_step() {
 f = h5py.File(sys.argv[1], "r"); s = f["snapshots"]
 print(s[sorted(s)[-1]].attrs["step"])' "$1" 2> /dev/null
 }
+# ready.py FILE PID: waits until the run PID has written a complete snapshot
+# to FILE (exit 0), or has ended (exit 2); gives up after 600 s (exit 1).
+# The file is created after dem has installed its signal handlers, and a
+# snapshot is linked into /snapshots only once its data are flushed, so
+# from then on a kill leaves a file to restart from and SIGTERM/SIGINT
+# stop the run cleanly. The file is read while dem writes it: without
+# HDF5's file lock, and a read that fails is simply retried.
+cat > ready.py << 'EOF'
+import os, sys, time
+os.environ["HDF5_USE_FILE_LOCKING"] = "FALSE"
+import h5py
+path, pid = sys.argv[1], int(sys.argv[2])
+def alive():
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+end = time.monotonic() + 600
+while time.monotonic() < end:
+    if os.path.exists(path):
+        try:
+            with h5py.File(path, "r") as f:
+                if len(f["snapshots"]) > 0:
+                    sys.exit(0)
+        except Exception:
+            pass
+    if not alive():
+        sys.exit(2)
+    time.sleep(0.01)
+sys.exit(1)
+EOF
+# wait_ready FILE PID WHAT: waits for ready.py's condition; 0 when ready.
+wait_ready() {
+  local rc
+  while :; do
+    "$PY" ready.py "$1" "$2"
+    rc=$?
+    case $rc in
+      0) return 0 ;;
+      2)
+        echo "note: $3: the run ended before it was signalled"
+        return 1
+        ;;
+      1)
+        bad "$3: no snapshot in $1 after 600 s"
+        kill -KILL "$2" 2> /dev/null
+        return 1
+        ;;
+    esac # anything else: the reader died on a half-written file; retry
+  done
+}
 expect_rc() { # expect_rc WANT WHAT: checks $rc
   if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, expected $1: $(cat err)"; fi
 }
@@ -182,8 +234,9 @@ rc=$?
 expect_rc 0 "clumps: restart"
 same full.h5 part.h5 "clumps: 2N vs N + N"
 
-# 3. Runs killed with SIGKILL at random moments: the file opens with its
-#    snapshots, and a restart from it ends bitwise as the full run.
+# 3. Runs killed with SIGKILL at random moments once their first snapshot
+#    is on disk: the file opens with its snapshots, and a restart from it
+#    ends bitwise as the full run.
 sed "s/end_time: 0.3/end_time: $long_end/; s/snapshot_interval: 0.01/snapshot_interval: 0.002/" \
   pile.yaml > long.yaml
 n_long=$(awk -v t=$long_end 'BEGIN { printf "%d", t / 2e-5 + 0.5 }')
@@ -195,6 +248,13 @@ for delay in $kills; do
   rm -f killed.h5 killed.xmf
   "$DEM" run long.yaml -q -o killed.h5 2> err &
   pid=$!
+  if ! wait_ready killed.h5 "$pid" "SIGKILL after ${delay}s"; then
+    wait "$pid" 2> /dev/null
+    rc=$?
+    expect_rc 0 "SIGKILL after ${delay}s: the run, ended on its own"
+    continue
+  fi
+  # then a little later, at a random moment (any moment must do)
   sleep "$(awk -v d=$delay -v r=$RANDOM 'BEGIN { print d + (r % 100) / 1000 }')"
   kill -KILL "$pid" 2> /dev/null
   wait "$pid" 2> /dev/null
@@ -232,14 +292,21 @@ f["energy/total"][()]' early.h5 2> err; then
   fi
 done
 
-# 4. SIGTERM and SIGINT stop cleanly with a final snapshot at the step the
-#    message names; a restart continues bitwise.
+# 4. SIGTERM and SIGINT (sent once the run is under way) stop cleanly with
+#    a final snapshot at the step the message names; a restart continues
+#    bitwise.
 for sig in $signals; do
   rm -f stopped.h5 stopped.xmf
   "$DEM" run long.yaml -q -o stopped.h5 2> err &
   pid=$!
-  sleep 0.2
-  kill -$sig "$pid"
+  if ! wait_ready stopped.h5 "$pid" "SIG$sig"; then
+    wait "$pid" 2> /dev/null
+    rc=$?
+    expect_rc 0 "SIG$sig: the run, ended on its own"
+    continue
+  fi
+  sleep "$(awk -v r=$RANDOM 'BEGIN { print (r % 200) / 1000 }')"
+  kill -$sig "$pid" 2> /dev/null
   wait "$pid"
   rc=$?
   if [ "$rc" -eq 0 ]; then

@@ -35,6 +35,12 @@ struct dem_node {
   size_t index_cap; /* slots, a power of two; 0: no index yet */
 };
 
+/* The deepest nesting a config may have: a collection at depth d (the root
+ * at 0) with d > DEM_CONFIG_MAX_DEPTH is refused, by the loader and by
+ * --set alike, so that every tree in memory emits YAML that loads back.
+ * Deeper is surely a mistake, and the loader's recursion must end. */
+enum { DEM_CONFIG_MAX_DEPTH = 256 };
+
 /* A parse failure before it becomes a message: position (1-based, 0 when
  * unknown) and the problem text with libyaml's context, if any. */
 struct dem_yaml_error {

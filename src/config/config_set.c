@@ -121,6 +121,20 @@ static dem_status parse_value(const char *a, size_t offset,
   return DEM_OK;
 }
 
+/* Levels of collections in n, counting n itself (0 for a scalar). Bounded
+ * by the loader's limit, so the recursion is too. */
+static size_t nesting(const struct dem_node *n) {
+  size_t deepest = 0;
+  if (n->kind == DEM_NODE_SCALAR)
+    return 0;
+  for (size_t i = 0; i < n->n; i++) {
+    size_t d = nesting(n->items[i]);
+    if (d > deepest)
+      deepest = d;
+  }
+  return deepest + 1;
+}
+
 /* Walks the path and puts value in place; errors leave the tree as it was. */
 static dem_status place(struct dem_config *cfg, const char *a,
                         const struct part *parts, size_t n,
@@ -190,7 +204,17 @@ dem_status dem_config_set(struct dem_config *cfg, const char *assignment) {
     return st;
   struct dem_node *value = NULL;
   st = parse_value(a, (size_t)(eq - a) + 1, &value);
-  if (st == DEM_OK)
+  /* The mapping that holds the last part sits at depth n - 1 (the root at
+   * 0), the value's own collections below it: refuse what the loader would
+   * refuse when the config is read back (as the output file stores it). */
+  if (st == DEM_OK && n - 1 + nesting(value) > DEM_CONFIG_MAX_DEPTH) {
+    st = dem_fail(DEM_ERR_USAGE,
+                  "--set '%.80s%s': nesting deeper than %d levels (a path of "
+                  "%zu parts%s)",
+                  a, strlen(a) > 80 ? "..." : "", DEM_CONFIG_MAX_DEPTH, n,
+                  nesting(value) ? " and a nested value" : "");
+    dem_node_free(value);
+  } else if (st == DEM_OK)
     st = place(cfg, a, parts, n, value);
   free(parts);
   return st;

@@ -9,9 +9,6 @@
 
 #include "config/config_internal.h"
 
-/* Deeper nesting than this is surely a mistake, and recursion must end. */
-enum { MAX_DEPTH = 256 };
-
 struct builder {
   yaml_parser_t parser;
   const char *file;
@@ -231,9 +228,9 @@ static dem_status parse_collection(struct builder *b, yaml_event_t *ev,
                                           ev->data.mapping_start.tag);
   if (st != DEM_OK)
     return st;
-  if (depth > MAX_DEPTH)
+  if (depth > DEM_CONFIG_MAX_DEPTH)
     return fail_at(b, ev->start_mark, "nesting deeper than %d levels",
-                   MAX_DEPTH);
+                   DEM_CONFIG_MAX_DEPTH);
   struct dem_node *n =
       dem_node_new(is_seq ? DEM_NODE_SEQUENCE : DEM_NODE_MAPPING, b->file,
                    line_of(ev->start_mark), col_of(b, ev->start_mark));

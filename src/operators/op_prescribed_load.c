@@ -15,8 +15,14 @@ void dem_load_eval(const struct dem_load *l, double t, const double q[4],
   v3_scale(force_lab, l->force, f);
   v3_scale(torque_lab, l->torque, f);
   if (l->frame == DEM_FRAME_BODY) {
-    q_rotate(force_lab, q, force_lab);
-    q_rotate(torque_lab, q, torque_lab);
+    /* Between normalisations (normalise_every other than 1, or never) q is
+     * not unit, and q v q* with |q| != 1 is not a rotation: it changes the
+     * vector's length and direction. The orientation is q/|q|. */
+    double u[4];
+    q_copy(u, q);
+    q_normalize(u);
+    q_rotate(force_lab, u, force_lab);
+    q_rotate(torque_lab, u, torque_lab);
   }
 }
 

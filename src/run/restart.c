@@ -191,7 +191,8 @@ dem_status dem_run_restart(struct dem_run *r) {
   st = compatible(r, snap, &info);
   for (const struct dem_field *f = dem_fields; f->name && !st; f++)
     if ((f->item == DEM_ITEM_BODIES || f->item == DEM_ITEM_SPHERES) &&
-        (f->flags & (DEM_FIELD_RESTART | DEM_FIELD_CHECK)))
+        (f->flags & (DEM_FIELD_RESTART | DEM_FIELD_CHECK)) &&
+        dem_field_width(sim, f) > 0) /* this run's law may not use it */
       st = restore_field(r, snap, &info, f);
   if (!st)
     st = rebuild_lists(sim);

@@ -4,9 +4,9 @@
  * leak or hang), and a tree it accepted must be emitted as YAML that loads
  * back and emits the same text. Configs asking for more than MAX_BODIES
  * bodies are only loaded, not set up: placing a million bodies is slow,
- * not a bug. tests/test_fuzz_regressions.c replays
- * tests/fuzz/regressions/ through this same function; tools/fuzz.sh builds
- * and runs it with clang -fsanitize=fuzzer,address,undefined. */
+ * not a bug. A refusal must come with a message. tests/test_fuzz_regressions.c
+ * replays tests/fuzz/regressions/ through fuzz_config_one; tools/fuzz.sh
+ * builds and runs it with clang -fsanitize=fuzzer,address,undefined. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +75,20 @@ static void check_round_trip(const struct dem_config *cfg) {
   free(first);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+/* What became of an input; every outcome keeps dem's promises. */
+enum fuzz_outcome {
+  FUZZ_ACCEPTED = 0, /* loaded, overrides applied, round trip, set up */
+  FUZZ_REFUSED = 1   /* refused by the loader or by setup, with a message */
+};
+
+/* Runs one input through the loader, the "#set " overrides, the round trip
+ * and setup; aborts (a crash for the fuzzer, a failure for the replay)
+ * when a promise is broken. */
+static enum fuzz_outcome fuzz_config_one(const uint8_t *data, size_t size) {
+  enum fuzz_outcome outcome = FUZZ_ACCEPTED;
   char *text = malloc(size + 1);
   if (!text)
-    return 0;
+    return FUZZ_REFUSED; /* the harness's own memory, not dem's doing */
   memcpy(text, data, size);
   text[size] = '\0';
   struct dem_config *cfg = NULL;
@@ -90,13 +100,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct dem_output_options out;
     dem_error_clear();
     if (!(bodies_asked(cfg) > MAX_BODIES) &&
-        dem_setup(cfg, &sim, &out) != DEM_OK && !dem_last_error()[0]) {
-      fprintf(stderr, "dem_setup failed without a message\n");
-      abort();
+        dem_setup(cfg, &sim, &out) != DEM_OK) {
+      if (!dem_last_error()[0]) {
+        fprintf(stderr, "dem_setup failed without a message\n");
+        abort();
+      }
+      outcome = FUZZ_REFUSED;
     }
     dem_sim_release(&sim);
+  } else {
+    if (!dem_last_error()[0]) {
+      fprintf(stderr, "the loader refused the input without a message\n");
+      abort();
+    }
+    outcome = FUZZ_REFUSED;
   }
   dem_config_free(cfg);
   free(text);
+  return outcome;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_config_one(data, size);
   return 0;
 }
