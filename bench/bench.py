@@ -51,7 +51,7 @@ DEM_CONFIG = """\
 # rods box for bench/bench.py: {n_rods} rods, {n_spheres} spheres
 simulation: {{time_step: {dt!r}, end_time: {end!r}, seed: {seed}}}
 materials:
-  glass: {{density: {rho!r}, young_modulus: {E!r}, poisson_ratio: {nu!r}}}
+  glass: {{density: {rho!r}, young_modulus: {E!r}, poisson_ratio: {nu!r}{friction}}}
 shapes:
   rod:
     material: glass
@@ -64,19 +64,30 @@ particles:
 domain:
   box: {{min: [0, 0, 0], max: [{L!r}, {L!r}, {L!r}]}}
   wall_material: glass
-contact: {{model: hertz, skin: {skin!r}}}
+contact: {{model: {model}, skin: {skin!r}}}
 scheme: spiral_leapfrog
 output: {{snapshot_interval: 0, energy_interval: {end!r}, print_shapes: false}}
 """
 
 
-def write_dem_config(path, n_rods, steps, skin, seed):
+# The frictional, damped box (--contact hertz_mindlin): dem's hertz_mindlin
+# and LAMMPS's hertz/material + damping tsuji + tangential mindlin + rolling
+# sds with the same restitution and friction coefficients.
+RESTITUTION, FRICTION, ROLLING_FRICTION = 0.8, 0.5, 0.05
+
+
+def write_dem_config(path, n_rods, steps, skin, seed, contact="hertz"):
+    friction = ""
+    if contact == "hertz_mindlin":
+        friction = (", restitution: %r, friction: %r, rolling_friction: %r"
+                    % (RESTITUTION, FRICTION, ROLLING_FRICTION))
     with open(path, "w") as f:
         f.write(DEM_CONFIG.format(
             n_rods=n_rods, n_spheres=3 * n_rods, dt=rods.DT,
             end=steps * rods.DT, seed=seed, rho=rods.DENSITY, E=rods.YOUNG,
             nu=rods.POISSON, v=rods.SPEED, w=float(rods.ANGULAR_SPEED),
-            L=rods.box_edge(n_rods), skin=skin))
+            L=rods.box_edge(n_rods), skin=skin, model=contact,
+            friction=friction))
 
 
 def build_driver(build, work, root=ROOT, name="dem_bench"):
@@ -151,13 +162,13 @@ comm_modify vel yes
 fix m all property/atom mol ghost yes
 read_data {data} fix m NULL Molecules
 pair_style granular
-pair_coeff * * hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0
+pair_coeff * * {law}
 neighbor {skin!r} bin
 neigh_modify delay 0 every 1 check yes exclude molecule/intra all
 fix rig all rigid/small molecule
-fix wx all wall/gran granular hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0 xplane 0 {L!r}
-fix wy all wall/gran granular hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0 yplane 0 {L!r}
-fix wz all wall/gran granular hertz/material {E!r} 0.0 {nu!r} tangential linear_nohistory 0.0 0.0 zplane 0 {L!r}
+fix wx all wall/gran granular {law} xplane 0 {L!r}
+fix wy all wall/gran granular {law} yplane 0 {L!r}
+fix wz all wall/gran granular {law} zplane 0 {L!r}
 timestep {dt!r}
 compute kt all ke/rigid rig
 compute kr all erotate/rigid rig
@@ -221,15 +232,34 @@ def hertz_elastic(pair_dist, x, y, z, radius, edge):
     return float(u)
 
 
-def lammps_run(lmp, n_rods, steps, skin, procs, work, seed, mpirun):
+def lammps_law(contact):
+    """LAMMPS's granular law for dem's contact model (frictionless Hertz,
+    or Tsuji-damped Hertz with Mindlin friction and rolling resistance)."""
+    if contact == "hertz":
+        return ("hertz/material %r 0.0 %r tangential linear_nohistory 0.0 0.0"
+                % (rods.YOUNG, rods.POISSON))
+    # rolling sds takes a constant stiffness: dem's k_r = 2.25 k_n mu_r^2
+    # R*^2 at a typical overlap of 1e-3 R* (k_n = 2 E* sqrt(R* d)).
+    estar = rods.YOUNG / (2 * (1 - rods.POISSON ** 2))
+    rstar = rods.RADIUS / 2
+    k_n = 2 * estar * np.sqrt(rstar * 1e-3 * rstar)
+    k_roll = 2.25 * k_n * ROLLING_FRICTION ** 2 * rstar ** 2
+    return ("hertz/material %r %r %r damping tsuji tangential mindlin NULL "
+            "1.0 %r rolling sds %r %r %r twisting none"
+            % (rods.YOUNG, RESTITUTION, rods.POISSON, FRICTION, k_roll,
+               0.3 * 2 * np.sqrt(k_roll * 1e-6), ROLLING_FRICTION))
+
+
+def lammps_run(lmp, n_rods, steps, skin, procs, work, seed, mpirun,
+               contact="hertz"):
     data = lammps_data(n_rods, work, seed)
     tag = "lmp_%d_%d" % (n_rods, procs)
     inp = os.path.join(work, tag + ".in")
     with open(inp, "w") as f:
         f.write(LAMMPS_INPUT.format(
-            n_rods=n_rods, data=os.path.basename(data), E=rods.YOUNG,
-            nu=rods.POISSON, skin=skin, L=rods.box_edge(n_rods), dt=rods.DT,
-            steps=steps, tag=tag))
+            n_rods=n_rods, data=os.path.basename(data), law=lammps_law(contact),
+            skin=skin, L=rods.box_edge(n_rods), dt=rods.DT, steps=steps,
+            tag=tag))
     cmd = [lmp, "-in", os.path.basename(inp), "-log", tag + ".log",
            "-screen", "none"]
     env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -294,6 +324,13 @@ def main():
     ap.add_argument("--compare-sort", action="store_true",
                     help="also run dem with contact.sort_bodies=off "
                     "(bodies kept in input order), interleaved")
+    ap.add_argument("--contact", choices=["hertz", "hertz_mindlin"],
+                    default="hertz",
+                    help="the contact law, dem's and LAMMPS's alike: "
+                    "frictionless Hertz (the default) or hertz_mindlin "
+                    "(Tsuji damping e = %g, friction %g, rolling friction "
+                    "%g; LAMMPS: damping tsuji, tangential mindlin, rolling "
+                    "sds)" % (RESTITUTION, FRICTION, ROLLING_FRICTION))
     ap.add_argument("--baseline", metavar="DIR",
                     help="another dem checkout with its own build (DIR/build, "
                     "e.g. a git worktree of the previous commit): its driver "
@@ -317,16 +354,16 @@ def main():
     mpirun = shutil.which("mpirun")
     threads = [int(t) for t in a.threads.split(",")]
     skin = a.skin if a.skin else rods.SKIN
-    print("bench: dem %s, LAMMPS %s, threads %s, %d repeats, skin %g m, "
+    print("bench: contact %s, dem %s, LAMMPS %s, threads %s, %d repeats, skin %g m, "
           "OMP_WAIT_POLICY=%s, load average %.2f %.2f %.2f"
-          % (dem, lmp or "not installed", threads, a.repeats, skin,
+          % (a.contact, dem, lmp or "not installed", threads, a.repeats, skin,
              os.environ.get("OMP_WAIT_POLICY", "(unset)"), *os.getloadavg()))
     results = []
     for size in [int(float(s)) for s in a.sizes.split(",")]:
         n_rods = max(1, round(size / 3))
         steps = max(10, min(a.steps, int(a.max_sphere_steps / (3 * n_rods))))
         cfg = os.path.join(a.work, "rods_%d.yaml" % n_rods)
-        write_dem_config(cfg, n_rods, steps, skin, a.seed)
+        write_dem_config(cfg, n_rods, steps, skin, a.seed, a.contact)
         res = {"spheres": 3 * n_rods, "steps": steps, "dem": {}, "run": {},
                "lmp": {}}
         if lmp:
@@ -353,7 +390,7 @@ def main():
                     log("  ... LAMMPS %d rank(s)" % t)
                     res["lmp"].setdefault(t, []).append(
                         lammps_run(lmp, n_rods, steps, skin, t, a.work,
-                                   a.seed, mpirun))
+                                   a.seed, mpirun, a.contact))
         results.append(res)
         res["load"] = os.getloadavg()[0]
         report([res], threads, header=True)

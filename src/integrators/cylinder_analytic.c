@@ -101,5 +101,10 @@ void dem_cylinder_torque_fn(void *ctx, double t, const double q[4],
   (void)ctx;
   (void)t;
   (void)w;
-  q_rotate(torque_lab, q, dem_cylinder_torque);
+  /* A body-frame load turns with the body's unit quaternion: q itself is
+   * not one for schemes that do not normalise it every step. */
+  double u[4];
+  q_copy(u, q);
+  q_normalize(u);
+  q_rotate(torque_lab, u, dem_cylinder_torque);
 }
