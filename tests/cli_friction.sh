@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Frictional, damped runs (hertz_mindlin) end bitwise the same: N + N steps restarted vs 2N, for every named scheme; 1 vs 2 threads; bodies in spatial order or not; and a settling pile's energy balance closes.
+# Frictional, damped runs (hertz_mindlin) end bitwise the same: N + N steps restarted vs 2N, for all twelve named schemes; 1 vs 2 threads; bodies in spatial order or not; and a settling pile's energy balance closes.
 # Usage: bash tests/cli_friction.sh DEM_BINARY SOURCE_DIR
 # DEM_TEST_QUICK=1 (the sanitizer build) runs fewer schemes.
 set -u
@@ -93,7 +93,7 @@ contact: {model: hertz_mindlin, sort_bodies: on, pairs: [{materials: [glass, ste
 output: {snapshot_interval: 0.02, energy_interval: 0.001}
 EOF
 
-schemes="spiral_leapfrog omelyan velocity_verlet_spiral direct_euler fincham pcdm"
+schemes="spiral_leapfrog spiral velocity_verlet_spiral direct_euler velocity_verlet fincham buss omelyan johnson pfc4 pcdm rk4"
 [ -n "${DEM_TEST_QUICK:-}" ] && schemes="spiral_leapfrog velocity_verlet_spiral"
 for scheme in $schemes; do
   "$DEM" run pile.yaml -q -o full.h5 --force --set scheme="$scheme" 2> err

@@ -4,7 +4,10 @@
 usage: plot_energy.py OUT.h5 [MORE.h5 ...] -o energy.png [--relative] [--log]
                       [--label both|file|scheme] [--title TEXT]
 
-Reads the energy series of each file (tools/demfile.py); one line per run.
+Reads the energy series of each file (tools/demfile.py); one line per run,
+and for a run whose contacts dissipate energy (hertz_mindlin) a second,
+dashed line for the energy balance E + W (W the work dissipated since the
+start), which stays at E0 but for the time step's error.
 The legend names the file, the scheme and the time step (--label both, the
 default), the file only, or the scheme and time step only (--label scheme);
 runs that would share a label get their path added, so each line can be
@@ -27,13 +30,17 @@ import demfile  # noqa: E402
 
 
 def read_energy(path):
-    """(time, total, scheme, time_step) of a dem output file; ValueError if unusable."""
+    """(time, total, dissipated or None, scheme, time_step) of a dem output
+    file; ValueError if unusable."""
     with demfile.open_run(path) as run:
         e = run.energy()
         scheme, dt = run.scheme or "", run.time_step
     if len(e.get("total", [])) == 0:
         raise ValueError(f"{path}: no energy rows")
-    return e["time"], e["total"], scheme, dt
+    w = e.get("dissipated")
+    if w is not None and not np.any(w != 0):
+        w = None  # a conservative run: nothing to balance
+    return e["time"], e["total"], w, scheme, dt
 
 
 def labels(runs, how):
@@ -72,30 +79,34 @@ def main(argv=None):
     series, runs = [], []
     for path in args.files:
         try:
-            t, e, scheme, dt = read_energy(path)
+            t, e, w, scheme, dt = read_energy(path)
         except ValueError as err:
             print(f"plot_energy.py: {err}", file=sys.stderr)
             status = 1
             continue
         e0 = e[0]
-        if args.log or args.relative:
-            if e0 == 0.0:
-                print(f"plot_energy.py: {path}: E0 is 0, no relative deviation",
-                      file=sys.stderr)
-                status = 1
-                continue
-            y = (e - e0) / abs(e0)
+        if (args.log or args.relative) and e0 == 0.0:
+            print(f"plot_energy.py: {path}: E0 is 0, no relative deviation",
+                  file=sys.stderr)
+            status = 1
+            continue
+        def shown(values):
+            if not (args.log or args.relative):
+                return values
+            y = (values - values[0]) / abs(e0)
             if args.log:
                 y = np.abs(y)
                 y[y == 0.0] = np.nan  # log axis: skip exact zeros
-        else:
-            y = e
-        series.append((t, y))
+            return y
+        series.append((t, shown(e), None if w is None else shown(e + w)))
         runs.append((path, scheme, dt))
     if not series:
         return 1
-    for (t, y), label in zip(series, labels(runs, args.label)):
-        ax.plot(t, y, lw=1.0, label=label)
+    for (t, y, balance), label in zip(series, labels(runs, args.label)):
+        line, = ax.plot(t, y, lw=1.0, label=label)
+        if balance is not None:
+            ax.plot(t, balance, lw=1.0, ls="--", color=line.get_color(),
+                    label=label + ": E + W (balance)")
     ax.set_xlabel("time t (s)")
     if args.log:
         ax.set_yscale("log")
