@@ -1,0 +1,51 @@
+/* Triangle meshes as walls: vertices welded, flat patches found, placed and
+ * moved with a prescribed motion. */
+#ifndef DEM_MESH_H
+#define DEM_MESH_H
+
+#include <stddef.h>
+
+#include "dem/status.h"
+
+/* A prescribed rigid motion: from time `start` on, the mesh turns with
+ * angular velocity w about the point `center` (which moves with velocity
+ * v) and translates with velocity v. */
+struct dem_motion {
+  double velocity[3], angular_velocity[3], center[3], start;
+  int moving; /* any velocity nonzero */
+};
+
+struct dem_mesh {
+  char *name;
+  int material;
+  size_t n_tri, n_vert;
+  int (*tri)[3]; /* vertex indices, in the file's order */
+  int *patch;    /* per triangle: its flat patch (see dem_mesh_build) */
+  size_t n_patches;
+  double (*rest)[3];   /* vertices as placed at t <= start */
+  double (*v)[3];      /* vertices now */
+  double (*normal)[3]; /* per triangle now, unit, (b - a) x (c - a) */
+  struct dem_motion motion;
+};
+
+/* The mesh of n triangles tri (3 vertices each, already scaled, rotated
+ * and translated): vertices that coincide exactly are welded into one, and
+ * triangles that share an edge and lie in one plane (normals parallel to
+ * within 1e-9, either orientation) form one flat patch. A triangle with a
+ * zero or tiny area (below 1e-12 of its longest edge squared) fails with
+ * DEM_ERR_CONFIG naming the triangle (1-based) of `name`. */
+dem_status dem_mesh_build(struct dem_mesh *m, const char *name,
+                          const double (*tri)[3][3], size_t n);
+
+/* The vertices and normals at time t (the rest placement before the
+ * motion's start). */
+void dem_mesh_place(struct dem_mesh *m, double t);
+
+/* Velocity of the mesh's material at point p at time t (0 before the
+ * start). */
+void dem_mesh_velocity(const struct dem_mesh *m, double t, const double p[3],
+                       double out[3]);
+
+void dem_mesh_release(struct dem_mesh *m);
+
+#endif
