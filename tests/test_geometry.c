@@ -108,6 +108,26 @@ static void check_cube(FILE *f) {
   ck_assert_uint_eq(m.n_patches, 6); /* one per face */
   for (size_t t = 0; t < 12; t += 2)
     ck_assert_int_eq(m.patch[t], m.patch[t + 1]);
+  /* An edge between two faces belongs to the lower patch; the diagonal
+   * inside a face to that face; a corner to the lowest of its three. */
+  for (size_t t = 0; t < 12; t++)
+    for (int k = 0; k < 3; k++) {
+      int low = 99;
+      for (size_t u = 0; u < 12; u++)
+        for (int j = 0; j < 3; j++) {
+          int a = m.tri[t][k], b = m.tri[t][(k + 1) % 3];
+          int c = m.tri[u][j], d = m.tri[u][(j + 1) % 3];
+          if ((a == c && b == d) || (a == d && b == c))
+            low = m.patch[u] < low ? m.patch[u] : low;
+        }
+      ck_assert_int_eq(m.edge_owner[t][k], low);
+      int vlow = 99;
+      for (size_t u = 0; u < 12; u++)
+        for (int j = 0; j < 3; j++)
+          if (m.tri[u][j] == m.tri[t][k])
+            vlow = m.patch[u] < vlow ? m.patch[u] : vlow;
+      ck_assert_int_eq(m.vertex_owner[t][k], vlow);
+    }
   /* The first triangle (z = 0 face) faces -z. */
   ck_assert_double_eq_tol(m.normal[0][2], -1.0, 1e-15);
   dem_mesh_release(&m);

@@ -22,6 +22,11 @@ struct dem_mesh {
   int (*tri)[3]; /* vertex indices, in the file's order */
   int *patch;    /* per triangle: its flat patch (see dem_mesh_build) */
   size_t n_patches;
+  /* Which patch answers for a point on a triangle's edge (edge k from
+   * vertex k to k + 1) or vertex: the lowest patch among the triangles
+   * that share it. A sphere whose closest point on two patches is the
+   * same edge or vertex touches the mesh once, through that patch. */
+  int (*edge_owner)[3], (*vertex_owner)[3];
   double (*rest)[3];   /* vertices as placed at t <= start */
   double (*v)[3];      /* vertices now */
   double (*normal)[3]; /* per triangle now, unit, (b - a) x (c - a) */
