@@ -815,10 +815,12 @@ def plots(img, results, conv):
             t, d, f = hertz_curve(c["mstar"], c["rstar"], c["estar"], c["vn"])
             col = colours[k]
             tm = (c["t"] - r["t_on"]) * 1e6
+            every = max(1, len(tm) // 80)  # dem has a snapshot every step
             ax[0].plot(t * 1e6, f / 1e3, color=col, lw=1, label=f"{r['case'].series}: Hertz")
-            ax[0].plot(tm, c["f"] / 1e3, ".", ms=3, color=col, label=f"{r['case'].series}: dem")
+            ax[0].plot(tm[::every], c["f"][::every] / 1e3, "o", ms=3, mfc="none", color=col,
+                       label=f"{r['case'].series}: dem (every {every} steps)")
             ax[1].plot(t * 1e6, d * 1e6, color=col, lw=1)
-            ax[1].plot(tm, c["d"] * 1e6, ".", ms=3, color=col)
+            ax[1].plot(tm[::every], c["d"][::every] * 1e6, "o", ms=3, mfc="none", color=col)
         ax[0].set_xlabel("time from first touch (us)")
         ax[0].set_ylabel("normal force (kN)")
         ax[1].set_xlabel("time from first touch (us)")
@@ -875,7 +877,8 @@ def plots(img, results, conv):
             test, c0 = rs[0]["case"].test, rs[0]["c"]
             ps = [r["case"].param for r in rs]
             dense = (np.linspace(0.05, max(ps), 300) if test == 5 else
-                     np.linspace(max(0.5, min(ps) - 4), min(89, max(ps) + 4), 300))
+                     np.linspace(0.5, 89.5, 300) if test == 4 else
+                     np.linspace(min(ps), max(ps), 300))
             cs = [(vary(test, c0, p), p) for p in dense]
             ax.plot([xfun(c, p) for c, p in cs],
                     [oblique_quantities(test, c, impulse_theory(c))[key] for c, _ in cs],
@@ -940,6 +943,9 @@ def plots(img, results, conv):
         sweep(ax[1], res, "v_st'/v_n'", slip_ratio, False)
         ax[1].set_xlabel("v_st / v_n")
         ax[1].set_ylabel("v_st' / v_n'")
+        ax[1].set_xlim(0, 6)  # the sticking range; beyond, the line of gross sliding
+        ax[1].set_ylim(-1.5, 4.5)
+        ax[1].set_title("(v_st / v_n < 6)", fontsize=10)
         ax[0].legend(fontsize=7)
         ax[0].set_title("Chung & Ooi " + title, fontsize=10)
         save(fig, f"chung_ooi_test{test}.png")
