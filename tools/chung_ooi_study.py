@@ -404,6 +404,25 @@ def maw_mdr(cases, n, nx):
                 Wj_f=Wj[:, 0])
 
 
+def mindlin_check(nx=800):
+    """The springs of maw_mdr at a fixed overlap, pushed sideways: the
+    largest relative deviation of their force from Mindlin's loading curve
+    F_t = mu F_n (1 - (1 - delta/delta*)^(3/2)), delta* = 3 mu F_n / (16 G*
+    a) (Johnson, Contact Mechanics, 7.2), over F_t / (mu F_n) = 0.1 .. 0.99."""
+    R, estar, gstar, mu, d = 0.01, 1e9, 0.4e9, 0.3, 1e-5
+    a = math.sqrt(R * d)
+    dx = 1.02 * a / nx
+    x = (np.arange(nx) + 0.5) * dx
+    fn = 4 / 3 * estar * math.sqrt(R) * d**1.5
+    dstar = 3 * mu * fn / (16 * gstar * a)
+    worst = 0.0
+    for f in (0.1, 0.3, 0.5, 0.7, 0.9, 0.99):
+        delta = dstar * (1 - (1 - f) ** (2 / 3))
+        u = np.minimum(delta, mu * estar * np.maximum(d - x * x / R, 0) / (4 * gstar))
+        worst = max(worst, abs(2 * 4 * gstar * dx * u.sum() / (mu * fn) / f - 1))
+    return worst
+
+
 def impulse_theory(c, dmean=None):
     """Rigid-body impulse theory with Coulomb friction: normal impulse P_n =
     m* (1 + e) v_n; while the contact point slides throughout, the
@@ -621,15 +640,19 @@ def cases_for(test, quick):
     return out
 
 
-def convergence_cases():
+def convergence_cases(tests):
     """Test 4's alumina at 10 degrees (sticking for part of the impact) at
-    20 (dem's own advice) to 3200 steps per contact."""
+    20 (dem's own advice) to 3200 steps per contact; test 3's restitution
+    0.2 at 400 (the study's) to 6400."""
     base = planar(load_config(4), None)
     v, th = math.hypot(base["ui"], base["vn"]), math.radians(10)
     vel = fmt([v * math.sin(th), 0, -v * math.cos(th)])
-    return [timed(4, "convergence", n, ["shapes.ball.material=alumina",
+    spin = [timed(4, "convergence", n, ["shapes.ball.material=alumina",
                                         f"particles.0.body.velocity={vel}"], n)
             for n in (20, 50, 100, 200, 400, 800, 1600, 3200)]
+    e = [timed(3, "convergence", n, ["contact.pairs.0.restitution=0.2"], n)
+         for n in (400, 1600, 6400)]
+    return (spin if 4 in tests else []) + (e if 3 in tests else [])
 
 
 class Rows:
@@ -1052,7 +1075,7 @@ def main():
         sys.exit(f"no dem binary at {a.dem} (build it, or give --dem)")
     tests = [int(t) for t in a.tests.split(",")]
     cases = [c for t in tests for c in cases_for(t, a.quick)]
-    conv = convergence_cases() if 4 in tests and not a.quick else []
+    conv = [] if a.quick else convergence_cases(tests)
     workdir = a.keep or tempfile.mkdtemp(prefix="chung_ooi_")
     os.makedirs(workdir, exist_ok=True)
     print(f"{len(cases) + len(conv)} dem runs in {workdir}", flush=True)
@@ -1061,11 +1084,14 @@ def main():
     rows = Rows()
     results = {}
     groups = {}
+    conv_e = []
     for case, path in zip(cases + conv, files):
         normal = case.test in (1, 2)
         _, c = read_run(path, series=normal)
         if normal:
             results.setdefault(case.test, []).append(normal_analysis(rows, case, c))
+        elif case.test == 3 and case.series == "convergence":
+            conv_e.append((case.param, c["vn_f"] / c["vn"] / c["e"] - 1))
         elif case.test == 3:
             e = c["vn_f"] / c["vn"]
             rows.add(3, case.series, case.param, "rebound / approach speed", e, c["e"],
@@ -1109,10 +1135,22 @@ def main():
                         rel_err=r["meas"]["spin w' (rad/s)"] / r["model"]["spin w' (rad/s)"] - 1)
                    for r in conv_res],
                   ["steps_per_contact", "spin", "model_spin", "rel_err"])
+    if conv_e:
+        write_csv(os.path.join(a.out, "test3_convergence.csv"),
+                  [dict(steps_per_contact=n, rel_err=err) for n, err in conv_e],
+                  ["steps_per_contact", "rel_err"])
     if not a.no_plots:
         os.makedirs(a.img, exist_ok=True)
         plots(a.img, results, conv_res)
     summary(rows.rows)
+    for r in conv_res:
+        key = "spin w' (rad/s)"
+        print(f"test 4, alumina at 10 deg, {r['case'].param:g} steps per contact: spin "
+              f"{r['meas'][key] / r['model'][key] - 1:+.2e} from the model's equations")
+    for n, err in conv_e:
+        print(f"test 3, e = 0.2, {n:g} steps per contact: restitution {err:+.2e} from e")
+    if 4 in tests or 5 in tests:
+        print(f"Maw et al.'s solver: Mindlin's loading curve to {mindlin_check():.1e}")
     if a.check is not None:
         bad = [r for r in rows.rows if r["checked"] and not r["rel_err"] <= a.check]
         n = sum(r["checked"] for r in rows.rows)
