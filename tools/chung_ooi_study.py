@@ -988,7 +988,7 @@ def plots(img, results, conv):
         ax[0].axhline(1, color="k", lw=0.6)
         ax[0].axhline(0, color="k", lw=0.6)
         ax[0].set_xlabel("w of each sphere (rad/s), opposite senses")
-        ax[0].set_ylabel("after / before")
+        ax[0].set_ylabel("w'/w (dots), v_t'/v_n (crosses)")
         ax[0].set_title("Chung & Ooi test 7: equal and opposite spins", fontsize=10)
         ax[0].legend(fontsize=7)
         if same:
