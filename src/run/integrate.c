@@ -12,12 +12,6 @@
 
 volatile sig_atomic_t dem_run_stop_signal;
 
-/* The progress line: where the run is, how fast it goes, and the energy
- * drift so far (the latest energy row against the first; with a
- * dissipative contact law, the balance E + W against E0, which only the
- * time step's error moves). On a terminal it is rewritten in place; in a
- * log (stderr not a terminal) it is one line per interval, like LAMMPS's
- * thermo output. */
 /* A duration for people: "42 s", "12 min 05 s", "3 h 25 min". */
 static void format_duration(char *buf, size_t size, double sec) {
   long t = sec > 0 && sec < 1e12 ? (long)(sec + 0.5) : 0;
@@ -29,6 +23,12 @@ static void format_duration(char *buf, size_t size, double sec) {
     snprintf(buf, size, "%ld h %02ld min", t / 3600, t / 60 % 60);
 }
 
+/* The progress line: where the run is, how fast it goes, and the energy
+ * drift so far (the latest energy row against the first; with a
+ * dissipative contact law, the balance E + W against E0, which only the
+ * time step's error moves). In a log (stderr not a terminal) it is one
+ * line per interval, like LAMMPS's thermo output; on a terminal a
+ * shorter line (it must not wrap) rewritten in place. */
 static void progress(const struct dem_run *r, double started, int tty,
                      int final) {
   const struct dem_sim *sim = &r->sim;
@@ -48,9 +48,23 @@ static void progress(const struct dem_run *r, double started, int tty,
     double e = b->total - a->total;
     if (balance)
       e += b->dissipated - a->dissipated;
-    snprintf(energy, sizeof energy, "  %s %+.3e at t = %.6g s",
-             balance ? "balance (E+W-E0)/|E0|" : "drift (E-E0)/|E0|",
-             e / fabs(a->total), b->time);
+    if (tty)
+      snprintf(energy, sizeof energy, "  %s %+.2e",
+               balance ? "(E+W-E0)/E0" : "(E-E0)/E0", e / fabs(a->total));
+    else
+      snprintf(energy, sizeof energy, "  %s %+.3e at t = %.6g s",
+               balance ? "balance (E+W-E0)/|E0|" : "drift (E-E0)/|E0|",
+               e / fabs(a->total), b->time);
+  }
+  if (tty && !final) {
+    fprintf(stderr,
+            "\rstep %ld / %ld (%.0f %%)  t = %.4g s  %.*f steps/s  "
+            "ETA %s%s   ",
+            sim->step, sim->n_steps,
+            sim->n_steps > 0 ? 100.0 * sim->step / sim->n_steps : 100.0, sim->t,
+            rate >= 100 ? 0 : 2, rate, when, energy);
+    fflush(stderr);
+    return;
   }
   fprintf(stderr,
           "%sstep %ld / %ld (%.0f %%)  t = %.6g / %.6g s  %.*f steps/s  "
