@@ -113,6 +113,7 @@ START_TEST(inconsistent_schemes_are_refused) {
       {"[push_velocity, push_position, push_rotation: {integrator: "
        "spiral_leapfrog, dt_scale: 0.5}, " FORCES GATHER "]",
        "push_rotation has dt_scale 0.5"},
+      {"[push_velocity, push_position]", "the scheme computes no forces"},
       {"{velocities: whole_step, operators: [push_velocity, "
        "push_position, " FORCES GATHER "]}",
        "the scheme's kicks keep velocities at half steps"},

@@ -145,6 +145,12 @@ static dem_status check_translation(struct dem_pipeline *p,
   double before = 0, after = 0, drift = 0;
   long first_kick = -1, first_after = -1, first_drift = -1, first_force = -1;
   char scales[160];
+  if (last_force < 0)
+    return dem_cfg_error(list, "the scheme computes no forces: after the "
+                               "pushes, update_spheres, reset_forces, "
+                               "neighbor_update, contact_forces and "
+                               "gather_forces (as `dem schemes "
+                               "spiral_leapfrog` shows)");
   for (size_t i = 0; i < p->n_ops; i++)
     if ((p->ops[i].type->flags & DEM_OP_FORCES) && first_force < 0)
       first_force = (long)i;
