@@ -78,15 +78,15 @@ static int count_entries(const char *prefix) {
 }
 
 static const struct dem_xdmf_attribute xdmf_attrs[] = {
-    {"radius", "spheres/radius", DEM_H5_F64},
-    {"body", "spheres/body", DEM_H5_I32}};
+    {"radius", "spheres/radius", DEM_H5_F64, 1, 0},
+    {"body", "spheres/body", DEM_H5_I32, 1, 0}};
 static const struct dem_h5_run_info run_info = {
-    "simulation: {time_step: 0.001}\n",
-    "spiral_leapfrog",
-    "0.1.0-test",
-    0.001,
-    xdmf_attrs,
-    2};
+    .config_text = "simulation: {time_step: 0.001}\n",
+    .scheme = "spiral_leapfrog",
+    .version = "0.1.0-test",
+    .time_step = 0.001,
+    .xdmf = xdmf_attrs,
+    .n_xdmf = 2};
 
 /* ------------------------------------------------------------------ */
 /* Snapshot contents from a seed                                        */
@@ -397,6 +397,7 @@ START_TEST(test_snapshot_roundtrip) {
   snapbuf_init(&b1, 5, 3, 2, 1);
   s0 = snapbuf_view(&b0, 0, 0);
   s1 = snapbuf_view(&b1, 1, 1);
+  s1.n_bodies = b1.nb; /* the second frame also draws the bodies */
   ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
   ck_assert_int_eq(dem_h5_snapshot_write(w, &s0), DEM_OK);
   ck_assert_int_eq(dem_h5_snapshot_write(w, &s1), DEM_OK);
@@ -433,6 +434,18 @@ START_TEST(test_snapshot_roundtrip) {
       strstr(text, ">snap.h5:/snapshots/000001/spheres/body<"));
   ck_assert_ptr_nonnull(strstr(text, "CollectionType=\"Temporal\""));
   ck_assert_ptr_nonnull(strstr(text, ">snap.h5:/xdmf/polyvertex_15<"));
+  /* The bodies' collection: frame 1 only, its 5 centres the first 5
+   * entries of the spheres' connectivity. */
+  {
+    const char *bodies = strstr(text, "<Grid Name=\"bodies\"");
+    ck_assert_ptr_nonnull(bodies);
+    ck_assert_ptr_null(strstr(bodies, "/snapshots/000000/"));
+    ck_assert_ptr_nonnull(
+        strstr(bodies, ">snap.h5:/snapshots/000001/bodies/position<"));
+    ck_assert_ptr_nonnull(strstr(bodies, "ItemType=\"HyperSlab\" "
+                                         "Dimensions=\"5\""));
+    ck_assert_ptr_nonnull(strstr(bodies, ">0 1 5</DataItem>"));
+  }
   {
     int vertex[15];
     hid_t h5 = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);

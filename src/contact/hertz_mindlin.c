@@ -292,15 +292,18 @@ static const char *const state_names[H_WIDTH + 1] = {"touching",
 const struct dem_contact_model dem_contact_hertz_mindlin = {
     .name = "hertz_mindlin",
     .doc =
-        "Hertz normal force with Tsuji's dashpot c = alpha sqrt(m* k_n), "
+        "Hertz normal force with Tsuji's dashpot (Tsuji, Tanaka & Ishida, "
+        "Powder Technol. 71 (1992) 239) c = alpha sqrt(m* k_n), "
         "k_n = 2 E* sqrt(R* d), alpha found from the pair's restitution by "
         "integrating the collision once (the restitution does not depend on "
         "the impact speed), the total normal force never attractive; "
-        "Mindlin's tangential stiffness k_t = 8 G* sqrt(R* d) (1/G* = "
+        "Mindlin's tangential stiffness (Mindlin, J. Appl. Mech. 16 (1949) "
+        "259) k_t = 8 G* sqrt(R* d) (1/G* = "
         "(2-nu1)/G1 + (2-nu2)/G2) with an incremental force history turned "
         "into the tangent plane each step, a tangential dashpot c = alpha "
-        "sqrt(m* k_t), Coulomb's limit mu F_n; rolling resistance of Ai et "
-        "al. (Powder Technol. 206 (2011) 269) model C: spring k_r = 2.25 k_n "
+        "sqrt(m* k_t), Coulomb's limit mu F_n; rolling resistance of Ai, "
+        "Chen, Rotter & Ooi (Powder Technol. 206 (2011) 269), their model C: "
+        "spring k_r = 2.25 k_n "
         "mu_r^2 R*^2, plastic limit mu_r R* F_n, dashpot (damping ratio 0.3) "
         "below it. Contact forces act at the contact point (torques on "
         "clumps). The springs' energy is elastic; the work of dashpots, "

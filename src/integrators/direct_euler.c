@@ -31,12 +31,13 @@ static void de_sync(const struct dem_rot_state *s, const double inertia[3],
 
 const struct dem_rotation_integrator dem_rot_direct_euler = {
     .name = "direct_euler",
-    .doc = "Direct Euler (del Valle et al. 2024, Eq. B.1; MFiX, EDEM, "
-           "MUSEN), body frame: w(t+dt) = w(t) + dt wdot[w(t), M(t)], then "
-           "q(t+dt) = q(t) + dt q(t)(0, w(t+dt))/2, i.e. the new w as Eq. B.1 "
-           "writes it (semi-implicit Euler). One stage, one torque "
+    .doc = "Direct Euler (del Valle, Angelidakis, Roy, Muñoz & Pöschel, "
+           "Comput. Phys. Commun. 297 (2024) 109077, Eq. B.1; used by MFiX, "
+           "EDEM, MUSEN), body frame: w(t+dt) = w(t) + dt wdot[w(t), M(t)], "
+           "then q(t+dt) = q(t) + dt q(t)(0, w(t+dt))/2, with the new w as "
+           "Eq. B.1 writes it (semi-implicit Euler). One stage, one torque "
            "evaluation; local error O(dt^2), global order 1. q leaves the "
-           "unit sphere: normalise every step (normalise = 1). aux unused.",
+           "unit sphere: normalised every step by default.",
     .leapfrog = 0,
     .normalise = 1,
     .torque_evaluations = 1,

@@ -57,18 +57,19 @@ static void fincham_sync(const struct dem_rot_state *s, const double inertia[3],
 
 const struct dem_rotation_integrator dem_rot_fincham = {
     .name = "fincham",
-    .doc = "Fincham's leapfrog (Mol. Simul. 8 (1992) 165; del Valle et al. "
-           "2024, Eqs. B.4-B.6; Yade, ESyS-Particle, WooDEM). Integrates the "
-           "lab angular momentum, kept in aux[0..2] at half steps: "
+    .doc = "Fincham's leapfrog (D. Fincham, Mol. Simul. 8 (1992) 165; del "
+           "Valle, Angelidakis, Roy, Muñoz & Pöschel, Comput. Phys. Commun. "
+           "297 (2024) 109077, Eqs. B.4-B.6; used by Yade, ESyS-Particle, "
+           "WooDEM). Integrates the lab-frame angular momentum at half steps: "
            "L(t+dt/2) = L(t-dt/2) + dt M_lab(t). With A = A(q(t)) (lab to "
-           "body) w(t) = A(L(t-dt/2) + dt/2 M_lab)/I, q_a = q + dt/2 "
-           "qdot[q, w(t)], w(t+dt/2) = A L(t+dt/2)/I, "
-           "q(t+dt) = q + dt qdot[q_a, w(t+dt/2)] (Yade's reading of Eq. B.5). "
-           "s->w holds w(t-dt/2) in the body frame at step boundaries; "
-           "start() sets L(t0-dt/2) = L(t0) - dt/2 M_lab(t0); sync() "
-           "reports w(t) = A(L(t-dt/2) + dt/2 M_lab(t))/I. Global order 1 "
-           "(the half-step L is rotated with A(t), not A(t+dt/2)). Normalise "
-           "every step (normalise = 1).",
+           "body): w(t) = A(L(t-dt/2) + dt/2 M_lab)/I, q_a = q + dt/2 qdot[q, "
+           "w(t)], w(t+dt/2) = A L(t+dt/2)/I, q(t+dt) = q + dt qdot[q_a, "
+           "w(t+dt/2)] (Yade's reading of Eq. B.5). Before the first step "
+           "L(t0-dt/2) = L(t0) - dt/2 M_lab(t0); energies and snapshots "
+           "report Fincham's own w(t) = A(L(t-dt/2) + dt/2 M_lab(t))/I. Keeps "
+           "L per body (restarts store it). Global order 1 (the half-step L "
+           "is rotated with A(t), not A(t+dt/2)). Normalised every step by "
+           "default.",
     .leapfrog = 1,
     .normalise = 1,
     .torque_evaluations = 1,

@@ -66,18 +66,20 @@ static void omelyan_sync(const struct dem_rot_state *s, const double inertia[3],
 
 const struct dem_rotation_integrator dem_rot_omelyan = {
     .name = "omelyan",
-    .doc = "Omelyan's advanced leapfrog (Phys. Rev. E 58 (1998) 1169; "
-           "del Valle et al. 2024, Eqs. B.10-B.12), body frame. "
-           "w(t+dt/2) = w(t-dt/2) + dt [M(t)/I + c (w w)(t)] with the "
+    .doc = "Omelyan's advanced leapfrog (I. P. Omelyan, Phys. Rev. E 58 "
+           "(1998) 1169; del Valle, Angelidakis, Roy, Muñoz & Pöschel, "
+           "Comput. Phys. Commun. 297 (2024) 109077, Eqs. B.10-B.12), body "
+           "frame. w(t+dt/2) = w(t-dt/2) + dt [M(t)/I + c (w w)(t)] with the "
            "products (w_a w_b)(t) replaced by the mean of their values at "
            "t-dt/2 and t+dt/2, solved by 3 fixed-point iterations from "
            "w(t+dt/2) = w(t-dt/2); then the Cayley (norm-preserving) update "
-           "q(t+dt) = q(t) [(1 - a) + dt/2 (0, w(t+dt/2))]/(1 + a), "
-           "a = dt^2|w(t+dt/2)|^2/16. start() and sync() use the same "
-           "iteration over -dt/2 and +dt/2 with M(t). One torque evaluation; "
-           "global order 2. Norm-preserving up to round-off: normalise = 0 "
-           "(the paper advises occasional normalisation; use the engine's "
-           "normalise-every-N). aux unused.",
+           "q(t+dt) = q(t) [(1 - a) + dt/2 (0, w(t+dt/2))]/(1 + a), a = "
+           "dt^2|w(t+dt/2)|^2/16. The half step back before the first step, "
+           "and w(t) for energies and snapshots, use the same iteration over "
+           "-dt/2 and +dt/2 with M(t). One torque evaluation; global order 2. "
+           "Norm-preserving up to round-off, so not normalised by default "
+           "(the paper advises occasional normalisation: push_rotation's "
+           "normalise_every).",
     .leapfrog = 1,
     .normalise = 0,
     .torque_evaluations = 1,

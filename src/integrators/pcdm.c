@@ -67,19 +67,18 @@ const struct dem_rotation_integrator dem_rot_pcdm = {
     .name = "pcdm",
     .doc = "Improved PCDM (Seelen, Padding & Kuipers, Acta Mech. 227 (2016) "
            "3381), a leapfrog in which w and q live at half steps and the "
-           "orientation used for the forces is a prediction. At a step "
-           "boundary s->q = q'(t) (predicted), s->w = w(t-dt/2) (body), "
-           "aux[0..3] = q(t-dt/2), aux[4..6] = w'(t) (predicted, body). "
-           "With M(t) rotated by q'(t): wdot(t) = I^-1 (M - w' x I w'); "
-           "q(t+dt/2) = exp(dt/2 w'_lab) q(t-dt/2); w(t+dt/2) = w(t-dt/2) "
-           "+ dt wdot(t); predictor q'(t+dt) = exp(dt/4 w_lab(t+3dt/4)) "
-           "q(t+dt/2) with w(t+3dt/4) = w(t+dt/2) + dt/4 wdot(t); "
-           "w'(t+dt) = w(t+dt/2) + dt/2 wdot(t) (exp(v) = (cos|v|, "
-           "v/|v| sin|v|), lab vectors via the quaternions Seelen names). "
-           "start(): w' = w0, w(t0-dt/2) = w0 - dt/2 wdot(t0), "
-           "q(t0-dt/2) = exp(-dt/4 w0_lab) q0. sync(): w(t) = w(t-dt/2) + "
-           "dt/2 wdot(t). One torque evaluation; global order 2. Unit "
-           "quaternion products: no normalisation (normalise = 0).",
+           "orientation the forces see is a prediction q'(t) (the orientation "
+           "a snapshot holds). Each step, with M(t) rotated by q'(t): wdot(t) "
+           "= I^-1 (M - w' x I w'); q(t+dt/2) = exp(dt/2 w'_lab) q(t-dt/2); "
+           "w(t+dt/2) = w(t-dt/2) + dt wdot(t); predictor q'(t+dt) = exp(dt/4 "
+           "w_lab(t+3dt/4)) q(t+dt/2) with w(t+3dt/4) = w(t+dt/2) + dt/4 "
+           "wdot(t); w'(t+dt) = w(t+dt/2) + dt/2 wdot(t) (exp(v) = (cos|v|, "
+           "v/|v| sin|v|)). Keeps q(t-dt/2) and the predicted w'(t) per body "
+           "(restarts store them). Before the first step w' = w0, w(t0-dt/2) "
+           "= w0 - dt/2 wdot(t0), q(t0-dt/2) = exp(-dt/4 w0_lab) q0; energies "
+           "and snapshots report w(t) = w(t-dt/2) + dt/2 wdot(t). One torque "
+           "evaluation; global order 2. Unit quaternion products: never "
+           "normalised.",
     .leapfrog = 1,
     .normalise = 0,
     .torque_evaluations = 1,

@@ -47,16 +47,18 @@ static void pfc4_sync(const struct dem_rot_state *s, const double inertia[3],
 
 const struct dem_rotation_integrator dem_rot_pfc4 = {
     .name = "pfc4",
-    .doc = "PFC4 / MercuryDPM clumps (Itasca PFC3D 4.0 manual; Ostanin et "
-           "al. 2024; del Valle et al. 2024, Eqs. B.16-B.18), lab frame. "
-           "w_lab is iterated three times, w_{n+1} = w_0 + dt J^-1 "
-           "(M_lab - w_n x J w_n) with J = J(q(t)) (fixed-point iterations "
-           "towards backward Euler), then the orientation takes an explicit "
-           "Euler step with the new w_lab: the rotation-matrix update "
-           "A(t+dt) = A + dt [w]x A written for the quaternion, "
-           "q(t+dt) = q(t) + dt (0, w_lab(t+dt)) q(t)/2. s->w is "
-           "A(q(t+dt)) w_lab(t+dt). One stage, one torque evaluation; "
-           "global order 1. Normalise every step (normalise = 1). aux unused.",
+    .doc = "PFC4 / MercuryDPM clumps (Itasca, PFC3D 4.0 manual, 2008; "
+           "Ostanin, Angelidakis, Plath, Pourandi, Thornton & Weinhart, "
+           "Comput. Phys. Commun. 296 (2024) 109034; del Valle, Angelidakis, "
+           "Roy, Muñoz & Pöschel, Comput. Phys. Commun. 297 (2024) 109077, "
+           "Eqs. B.16-B.18), lab frame. w_lab is iterated three times, "
+           "w_(n+1) = w_0 + dt J^-1 (M_lab - w_n x J w_n) with J = J(q(t)) "
+           "(fixed-point iterations towards backward Euler), then the "
+           "orientation takes an explicit Euler step with the new w_lab: the "
+           "rotation-matrix update A(t+dt) = A + dt [w]x A written for the "
+           "quaternion, q(t+dt) = q(t) + dt (0, w_lab(t+dt)) q(t)/2. One "
+           "stage, one torque evaluation; global order 1. Normalised every "
+           "step by default.",
     .leapfrog = 0,
     .normalise = 1,
     .torque_evaluations = 1,

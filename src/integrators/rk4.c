@@ -79,15 +79,16 @@ static void rk4_sync(const struct dem_rot_state *s, const double inertia[3],
 
 const struct dem_rotation_integrator dem_rot_rk4 = {
     .name = "rk4",
-    .doc = "Classical Runge-Kutta 4 on y = (q, w) with qdot = q (0, w)/2 and "
-           "Euler's equations, body frame. step_fn evaluates the load at "
-           "t, t+dt/2 (twice) and t+dt with the stage (q/|q|, w): four "
-           "torque evaluations, global order 4; the reference for single "
-           "bodies under prescribed torques. Without a torque function "
-           "(before_force) the body torque M(t) = q(t)* tau q(t) is held "
-           "fixed over the step: order 4 for body-fixed loads, 1 otherwise. "
-           "Not norm-preserving: normalise every step (normalise = 1). aux "
-           "unused.",
+    .doc = "Classical Runge-Kutta 4 on y = (q, w), qdot = q (0, w)/2 and "
+           "Euler's equations, body frame. The config's prescribed loads are "
+           "evaluated at t, t+dt/2 (twice) and t+dt with the stage "
+           "orientation q/|q|: four torque evaluations, global order 4; the "
+           "reference for single bodies under prescribed torques. Contact "
+           "torques are held at their value at t over the step (the body "
+           "torque M(t), body frame): order 4 for body-fixed loads, 1 "
+           "otherwise, and with contacts the energy grows as with spiral "
+           "(examples/box_rods.yaml, 2 s: +20.0 %). Not norm-preserving: "
+           "normalised every step by default.",
     .leapfrog = 0,
     .normalise = 1,
     .torque_evaluations = 4,

@@ -32,17 +32,18 @@ static void spiral_lf_sync(const struct dem_rot_state *s,
 
 const struct dem_rotation_integrator dem_rot_spiral_leapfrog = {
     .name = "spiral_leapfrog",
-    .doc = "SPIRAL, leapfrog form (del Valle et al., Comput. Phys. Commun. 297 "
-           "(2024) 109077, Eqs. 7-10). The body-frame angular velocity lives "
-           "at half steps: w(t+dt/2) = w(t-dt/2) + (K1+K2+4K3)/6, an SSPRK3 "
-           "step of Euler's equations with the torque held at M(t) (the lab "
-           "torque rotated into the body frame with q(t)); then "
-           "q(t+dt) = q(t)(cos th, w/|w| sin th), th = dt|w(t+dt/2)|/2. "
-           "start() steps w back by dt/2 (Eq. 9 with -dt/2); sync() reports "
-           "w(t) by a half SSPRK3 step with M(t). One torque evaluation per "
-           "step; global order 2 in q and 3 in w for a body-fixed torque. "
-           "The quaternion update is a product of unit quaternions, so no "
-           "normalisation (normalise = 0). aux unused.",
+    .doc = "SPIRAL, leapfrog form, the default (del Valle, Angelidakis, Roy, "
+           "Muñoz & Pöschel, Comput. Phys. Commun. 297 (2024) 109077, Eqs. "
+           "7-10). The angular velocity w (body principal frame) lives at "
+           "half steps: w(t+dt/2) = w(t-dt/2) + (K1+K2+4K3)/6, an SSPRK3 step "
+           "of Euler's equations with the torque held at M(t) (the lab torque "
+           "rotated into the body frame with q(t)); then q(t+dt) = q(t)(cos "
+           "th, w/|w| sin th), th = dt|w(t+dt/2)|/2. Before the first step w "
+           "is taken back half a step (Eq. 9 with -dt/2); energies and "
+           "snapshots report w(t), half an SSPRK3 step on from w(t-dt/2) with "
+           "M(t). One torque evaluation per step; global order 2 in q and 3 "
+           "in w for a body-fixed torque. q is a product of unit quaternions: "
+           "never normalised.",
     .leapfrog = 1,
     .normalise = 0,
     .torque_evaluations = 1,

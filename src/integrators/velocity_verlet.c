@@ -41,15 +41,16 @@ static void vv_sync(const struct dem_rot_state *s, const double inertia[3],
 
 const struct dem_rotation_integrator dem_rot_velocity_verlet = {
     .name = "velocity_verlet",
-    .doc = "Velocity Verlet (del Valle et al. 2024, Eqs. B.2-B.3; LIGGGHTS, "
-           "GranOO, EDEM, MercuryDPM), body frame. before_force: "
-           "w(t+dt/2) = w(t) + dt/2 wdot[w(t), M(t)], "
-           "q(t+dt) = q(t) + dt q(t)(0, w(t+dt/2))/2 (the 'w(t+dt)' of Eq. B.2 "
-           "read as the half-step w, the only one known then). after_force: "
-           "w(t+dt) = w(t+dt/2) + dt/2 wdot[w(t+dt/2), M(t+dt)], explicit. "
-           "One torque evaluation per step; the linear quaternion update "
-           "makes it globally first order. Normalise every step "
-           "(normalise = 1). aux unused.",
+    .doc = "Velocity Verlet (del Valle, Angelidakis, Roy, Muñoz & Pöschel, "
+           "Comput. Phys. Commun. 297 (2024) 109077, Eqs. B.2-B.3; used by "
+           "LIGGGHTS, GranOO, EDEM, MercuryDPM), body frame, two stages. "
+           "Before the forces: w(t+dt/2) = w(t) + dt/2 wdot[w(t), M(t)], "
+           "q(t+dt) = q(t) + dt q(t)(0, w(t+dt/2))/2 (the 'w(t+dt)' of Eq. "
+           "B.2 read as the half-step w, the only one known then). After the "
+           "forces: w(t+dt) = w(t+dt/2) + dt/2 wdot[w(t+dt/2), M(t+dt)], "
+           "explicit. One torque evaluation per step; the linear quaternion "
+           "update makes it globally first order. Normalised every step by "
+           "default.",
     .leapfrog = 0,
     .normalise = 1,
     .torque_evaluations = 1,

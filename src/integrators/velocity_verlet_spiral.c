@@ -38,14 +38,15 @@ static void vvs_sync(const struct dem_rot_state *s, const double inertia[3],
 
 const struct dem_rotation_integrator dem_rot_velocity_verlet_spiral = {
     .name = "velocity_verlet_spiral",
-    .doc = "SPIRAL in velocity Verlet form (jaxdem VelocityVerletSpiral, after "
-           "del Valle et al. 2024). before_force: w(t+dt/2) = w(t) + SSPRK3 "
-           "over dt/2 with M(t), then q(t+dt) = q(t) exp(dt/2 w(t+dt/2)) "
-           "(Eq. 7). after_force: w(t+dt) = w(t+dt/2) + SSPRK3 over dt/2 with "
-           "M(t+dt) (the new lab torque rotated by q(t+dt)). w is synchronous "
-           "at step boundaries (sync returns it). One torque evaluation per "
-           "step; global order 2 in q, 3 in w for a body-fixed torque. No "
-           "normalisation (normalise = 0). aux unused.",
+    .doc = "SPIRAL in velocity Verlet form (jaxdem's VelocityVerletSpiral, "
+           "after del Valle, Angelidakis, Roy, Muñoz & Pöschel, Comput. Phys. "
+           "Commun. 297 (2024) 109077), two stages. Before the forces: "
+           "w(t+dt/2) = w(t) + SSPRK3 over dt/2 with M(t), then q(t+dt) = "
+           "q(t) exp(dt/2 w(t+dt/2)) (Eq. 7). After the forces: w(t+dt) = "
+           "w(t+dt/2) + SSPRK3 over dt/2 with M(t+dt) (the new lab torque "
+           "rotated by q(t+dt)). w lives at whole steps. One torque "
+           "evaluation per step; global order 2 in q, 3 in w for a body-fixed "
+           "torque. Never normalised.",
     .leapfrog = 0,
     .normalise = 0,
     .torque_evaluations = 1,

@@ -98,7 +98,8 @@ static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
 /* Counts snapshot s and adds it to the sidecar's grids. */
 static dem_status add_frame(struct dem_h5_writer *w,
                             const struct dem_snapshot *s) {
-  struct dem_xdmf_frame frame = {w->n_snapshots, s->time, s->n_spheres};
+  struct dem_xdmf_frame frame = {w->n_snapshots, s->time, s->n_spheres,
+                                 s->n_bodies};
   dem_status st =
       dem_xdmf_append(&w->xdmf, w->h5_name, &frame, w->xdmf_attrs, w->n_xdmf);
   if (st == DEM_OK)
@@ -135,6 +136,10 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
     if (*vertex >= 0)
       rc = H5Dwrite(*vertex, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                     index);
+    if (rc >= 0)
+      rc = dem_h5u_doc(*vertex, "1",
+                       "0, 1, ..., M-1: the XDMF sidecar's connectivity "
+                       "(one point cell per sphere, or per body)");
   }
   if (space >= 0)
     H5Sclose(space);
@@ -228,6 +233,21 @@ dem_status dem_h5w_load_frames(struct dem_h5_writer *w) {
       if (a >= 0) {
         rc = H5Aread(a, H5T_NATIVE_DOUBLE, &s.time);
         H5Aclose(a);
+      }
+      /* The bodies' grid needs their count (a file of an older dem may
+       * lack bodies/mass: no bodies' grid). */
+      if (rc >= 0 && H5Lexists(g, "bodies", H5P_DEFAULT) > 0 &&
+          H5Lexists(g, "bodies/mass", H5P_DEFAULT) > 0) {
+        hid_t bs = H5Dopen2(g, "bodies/mass", H5P_DEFAULT);
+        hid_t sp2 = bs >= 0 ? H5Dget_space(bs) : -1;
+        hsize_t nb = 0;
+        if (sp2 >= 0 && H5Sget_simple_extent_ndims(sp2) == 1 &&
+            H5Sget_simple_extent_dims(sp2, &nb, NULL) == 1)
+          s.n_bodies = (size_t)nb;
+        if (sp2 >= 0)
+          H5Sclose(sp2);
+        if (bs >= 0)
+          H5Dclose(bs);
       }
       ds = rc >= 0 ? H5Dopen2(g, "spheres/radius", H5P_DEFAULT) : -1;
       rc = -1;

@@ -109,6 +109,12 @@ static herr_t write_config(hid_t file, const char *text) {
                     H5P_DEFAULT);
     if (ds >= 0) {
       rc = H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text);
+      /* h5py reads string datasets as bytes; .asstr() decodes them. */
+      if (rc >= 0)
+        rc = dem_h5u_doc(ds, "1",
+                         "the configuration as run (YAML after the --set "
+                         "overrides), UTF-8 text; in h5py "
+                         "f['config'].asstr()[()]");
       if (H5Dclose(ds) < 0)
         rc = -1;
     }
@@ -155,7 +161,8 @@ done:
   return rc;
 }
 
-/* Root attributes, /config, /energy and /snapshots. */
+/* Root attributes (with what they are: an attribute has no attributes of
+ * its own), /config, /shapes, /energy and /snapshots. */
 static herr_t write_header(struct dem_h5_writer *w,
                            const struct dem_h5_run_info *info) {
   const char *version = info->version ? info->version : DEM_VERSION_STRING;
@@ -164,8 +171,17 @@ static herr_t write_header(struct dem_h5_writer *w,
   if (dem_h5u_string_attr(w->file, "dem_version", version) < 0 ||
       dem_h5u_attr(w->file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &info->time_step) < 0 ||
+      dem_h5u_string_attr(w->file, "time_step_unit", "s") < 0 ||
       dem_h5u_string_attr(w->file, "scheme", scheme) < 0 ||
-      write_config(w->file, config) < 0 || create_energy(w) < 0)
+      dem_h5u_string_attr(
+          w->file, "description",
+          "a dem run: /config the configuration as run, /shapes the clump "
+          "templates, /energy the energy series, /snapshots/NNNNNN the "
+          "states (SI units; every dataset has 'unit' and 'description' "
+          "attributes; docs/output.md)") < 0 ||
+      write_config(w->file, config) < 0 ||
+      dem_h5w_write_shapes(w->file, info->shapes, info->n_shapes) < 0 ||
+      create_energy(w) < 0)
     return -1;
   {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);

@@ -1,6 +1,7 @@
 /* Internal to the HDF5 writer: the writer's state and the helpers its
  * files share (io/h5_writer.c: the file, its header and energy series;
- * io/h5_snapshot.c: snapshots and the sidecar's frames). */
+ * io/h5_shapes.c: the shapes in the header; io/h5_snapshot.c: snapshots
+ * and the sidecar's frames). */
 #ifndef DEM_H5_WRITER_H
 #define DEM_H5_WRITER_H
 
@@ -27,5 +28,10 @@ struct dem_h5_writer {
 /* Rebuilds the sidecar's frame list from the file's snapshots (to append
  * to a run). */
 dem_status dem_h5w_load_frames(struct dem_h5_writer *w);
+
+/* Writes /shapes, the table of the n shapes (io/h5_shapes.c; nothing when
+ * n is 0). */
+herr_t dem_h5w_write_shapes(hid_t file, const struct dem_h5_shape *shapes,
+                            size_t n);
 
 #endif

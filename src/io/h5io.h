@@ -10,11 +10,29 @@ struct dem_h5_writer; /* opaque */
 
 enum dem_h5_type { DEM_H5_F64, DEM_H5_I32, DEM_H5_I64 };
 
-/* A node attribute of the spheres in the XDMF sidecar: dataset `path`
- * (a 1-D spheres/ dataset) shown as `name`. */
+/* A node attribute in the XDMF sidecar: dataset `path` of each snapshot
+ * shown as `name`, on the spheres' grid (a spheres/ dataset) or on the
+ * bodies' grid (bodies, 1: a bodies/ dataset); width 3 is a vector,
+ * anything else (0 included) a scalar. */
 struct dem_xdmf_attribute {
   const char *name, *path;
   enum dem_h5_type type;
+  int width;
+  int bodies;
+};
+
+/* A shape (clump template) as /shapes stores it: row k of each /shapes
+ * dataset is shape k, the number bodies/shape holds. */
+struct dem_h5_shape {
+  const char *name, *material;
+  size_t n_spheres;
+  double mass, volume;
+  double inertia[3];         /* principal moments about the centre of mass */
+  double centre_of_mass[3];  /* in the shape's input frame */
+  double principal_axes[4];  /* quaternion (w, x, y, z): principal -> input */
+  double bounding_radius;    /* max |c_i - com| + r_i */
+  const double (*offset)[3]; /* n_spheres centres, principal frame */
+  const double *radius;      /* n_spheres */
 };
 
 struct dem_h5_run_info {
@@ -22,10 +40,14 @@ struct dem_h5_run_info {
   const char *scheme;      /* root attribute "scheme" */
   const char *version;     /* root attribute "dem_version" */
   double time_step;        /* root attribute "time_step" */
-  /* What the XDMF sidecar shows of each snapshot's spheres, besides their
-   * positions. */
+  /* What the XDMF sidecar shows of each snapshot's spheres and bodies,
+   * besides their positions. */
   const struct dem_xdmf_attribute *xdmf;
   size_t n_xdmf;
+  /* The shapes, written once to /shapes when the file is created (none:
+   * no /shapes). */
+  const struct dem_h5_shape *shapes;
+  size_t n_shapes;
 };
 
 /* Creates the file. Fails (DEM_ERR_IO, message naming the path) if it
@@ -96,21 +118,24 @@ struct dem_h5_column {
   const char *description;
 };
 
-/* A snapshot: its time and step and its datasets. n_spheres is what the
- * XDMF sidecar draws (spheres/position and the run's XDMF attributes). */
+/* A snapshot: its time and step and its datasets. n_spheres and n_bodies
+ * are what the XDMF sidecar draws (spheres/position, bodies/position and
+ * the run's XDMF attributes; no bodies' grid when n_bodies is 0). */
 struct dem_snapshot {
   long step;
   double time;
   size_t n_spheres;
   const struct dem_h5_column *columns;
   size_t n_columns;
+  size_t n_bodies;
 };
 
 /* Writes /snapshots/NNNNNN (NNNNNN = running index, 6 digits) with
  * attributes time and step and every column (its group made as needed),
  * flushes the file and rewrites the XDMF sidecar so ParaView sees it (the
  * sidecar draws the M spheres as polyvertices with connectivity
- * /xdmf/polyvertex_M, written once per distinct M). */
+ * /xdmf/polyvertex_M, written once per distinct M, and the N bodies' centres
+ * with its first N entries). */
 dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
                                  const struct dem_snapshot *s);
 

@@ -1,4 +1,5 @@
-/* XDMF sidecar writer: a temporal collection of sphere clouds for ParaView. */
+/* XDMF sidecar writer: temporal collections of the sphere clouds and the
+ * body centres for ParaView. */
 #include "io/xdmf.h"
 
 #include <errno.h>
@@ -57,18 +58,49 @@ static void put_item(FILE *f, const char *h5_name, size_t index,
     fprintf(f, ":/snapshots/%06zu/%s</DataItem>\n", index, dataset);
 }
 
-static void put_frame(FILE *f, const char *h5_name,
-                      const struct dem_xdmf_frame *fr,
-                      const struct dem_xdmf_attribute *attrs, size_t n_attrs) {
+/* The attributes of one grid (spheres or bodies) of frame `index`. */
+static void put_attributes(FILE *f, const char *h5_name, size_t index, size_t n,
+                           const struct dem_xdmf_attribute *attrs,
+                           size_t n_attrs, int bodies) {
+  char dims1[32], dims3[40];
+  snprintf(dims1, sizeof dims1, "%zu", n);
+  snprintf(dims3, sizeof dims3, "%zu 3", n);
+  for (size_t k = 0; k < n_attrs; k++) {
+    const struct dem_xdmf_attribute *a = &attrs[k];
+    int vector = a->width == 3;
+    if (!a->bodies != !bodies)
+      continue;
+    fputs("        <Attribute Name=\"", f);
+    put_escaped(f, a->name);
+    fprintf(f, "\" AttributeType=\"%s\" Center=\"Node\">\n",
+            vector ? "Vector" : "Scalar");
+    put_item(f, h5_name, index, vector ? dims3 : dims1,
+             a->type == DEM_H5_F64 ? "Float" : "Int",
+             a->type == DEM_H5_I32 ? 4 : 8, a->path);
+    fputs("        </Attribute>\n", f);
+  }
+}
+
+/* The start of frame fr's uniform grid of n points, with its time and
+ * topology element. */
+static void put_grid_start(FILE *f, const struct dem_xdmf_frame *fr, size_t n) {
+  fprintf(f,
+          "      <Grid Name=\"%06zu\" GridType=\"Uniform\">\n"
+          "        <Time Value=\"%.17g\"/>\n"
+          "        <Topology TopologyType=\"Polyvertex\" "
+          "NumberOfElements=\"%zu\" NodesPerElement=\"1\"",
+          fr->index, fr->time, n);
+}
+
+/* The spheres of a frame: one polyvertex per sphere. */
+static void put_spheres(FILE *f, const char *h5_name,
+                        const struct dem_xdmf_frame *fr,
+                        const struct dem_xdmf_attribute *attrs,
+                        size_t n_attrs) {
   char dims1[32], dims3[40];
   snprintf(dims1, sizeof dims1, "%zu", fr->n_spheres);
   snprintf(dims3, sizeof dims3, "%zu 3", fr->n_spheres);
-  fprintf(f, "      <Grid Name=\"%06zu\" GridType=\"Uniform\">\n", fr->index);
-  fprintf(f, "        <Time Value=\"%.17g\"/>\n", fr->time);
-  fprintf(f,
-          "        <Topology TopologyType=\"Polyvertex\" "
-          "NumberOfElements=\"%zu\" NodesPerElement=\"1\"",
-          fr->n_spheres);
+  put_grid_start(f, fr, fr->n_spheres);
   if (fr->n_spheres == 0) {
     fputs("/>\n", f);
   } else {
@@ -81,56 +113,93 @@ static void put_frame(FILE *f, const char *h5_name,
   fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
   put_item(f, h5_name, fr->index, dims3, "Float", 8, "spheres/position");
   fputs("        </Geometry>\n", f);
-  for (size_t k = 0; k < n_attrs; k++) {
-    const struct dem_xdmf_attribute *a = &attrs[k];
-    fputs("        <Attribute Name=\"", f);
-    put_escaped(f, a->name);
-    fputs("\" AttributeType=\"Scalar\" Center=\"Node\">\n", f);
-    put_item(f, h5_name, fr->index, dims1,
-             a->type == DEM_H5_F64 ? "Float" : "Int",
-             a->type == DEM_H5_I32 ? 4 : 8, a->path);
-    fputs("        </Attribute>\n", f);
-  }
+  put_attributes(f, h5_name, fr->index, fr->n_spheres, attrs, n_attrs, 0);
   fputs("      </Grid>\n", f);
+}
+
+/* The bodies of a frame: one polyvertex per body centre. The
+ * connectivity 0..N-1 is the start of the spheres' (every body has a
+ * sphere, so N <= M), selected by a hyperslab: no dataset of its own. */
+static void put_bodies(FILE *f, const char *h5_name,
+                       const struct dem_xdmf_frame *fr,
+                       const struct dem_xdmf_attribute *attrs, size_t n_attrs) {
+  char dims3[40];
+  snprintf(dims3, sizeof dims3, "%zu 3", fr->n_bodies);
+  put_grid_start(f, fr, fr->n_bodies);
+  if (fr->n_bodies > fr->n_spheres) {
+    fputs("/>\n", f); /* cannot happen: points without cells */
+  } else {
+    char vertex[64], dims[32];
+    snprintf(vertex, sizeof vertex, "xdmf/polyvertex_%zu", fr->n_spheres);
+    snprintf(dims, sizeof dims, "%zu", fr->n_spheres);
+    fprintf(f,
+            ">\n"
+            "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"%zu\" "
+            "Type=\"HyperSlab\">\n"
+            "            <DataItem Dimensions=\"3 1\" Format=\"XML\">0 1 "
+            "%zu</DataItem>\n  ",
+            fr->n_bodies, fr->n_bodies);
+    put_item(f, h5_name, NO_SNAPSHOT, dims, "Int", 4, vertex);
+    fputs("          </DataItem>\n        </Topology>\n", f);
+  }
+  fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
+  put_item(f, h5_name, fr->index, dims3, "Float", 8, "bodies/position");
+  fputs("        </Geometry>\n", f);
+  put_attributes(f, h5_name, fr->index, fr->n_bodies, attrs, n_attrs, 1);
+  fputs("      </Grid>\n", f);
+}
+
+/* Appends what put(f, ...) writes to b. */
+static dem_status
+append_grid(struct dem_xdmf_buf *b,
+            void (*put)(FILE *, const char *, const struct dem_xdmf_frame *,
+                        const struct dem_xdmf_attribute *, size_t),
+            const char *h5_name, const struct dem_xdmf_frame *frame,
+            const struct dem_xdmf_attribute *attrs, size_t n_attrs) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  put(f, h5_name, frame, attrs, n_attrs);
+  if (fclose(f) != 0 || !text) {
+    free(text);
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  }
+  if (b->len + len + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    char *p;
+    while (cap < b->len + len + 1)
+      cap *= 2;
+    p = realloc(b->buf, cap);
+    if (!p) {
+      free(text);
+      return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+    }
+    b->buf = p;
+    b->cap = cap;
+  }
+  memcpy(b->buf + b->len, text, len + 1);
+  b->len += len;
+  free(text);
+  return DEM_OK;
 }
 
 dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
                            const struct dem_xdmf_frame *frame,
                            const struct dem_xdmf_attribute *attrs,
                            size_t n_attrs) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f)
-    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
-  put_frame(f, h5_name, frame, attrs, n_attrs);
-  if (fclose(f) != 0 || !text) {
-    free(text);
-    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
-  }
-  if (t->len + len + 1 > t->cap) {
-    size_t cap = t->cap ? t->cap : 4096;
-    char *p;
-    while (cap < t->len + len + 1)
-      cap *= 2;
-    p = realloc(t->buf, cap);
-    if (!p) {
-      free(text);
-      return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
-    }
-    t->buf = p;
-    t->cap = cap;
-  }
-  memcpy(t->buf + t->len, text, len + 1);
-  t->len += len;
-  free(text);
-  return DEM_OK;
+  dem_status st =
+      append_grid(&t->spheres, put_spheres, h5_name, frame, attrs, n_attrs);
+  if (!st && frame->n_bodies)
+    st = append_grid(&t->bodies, put_bodies, h5_name, frame, attrs, n_attrs);
+  return st;
 }
 
 void dem_xdmf_text_free(struct dem_xdmf_text *t) {
-  free(t->buf);
-  t->buf = NULL;
-  t->len = t->cap = 0;
+  free(t->spheres.buf);
+  free(t->bodies.buf);
+  memset(t, 0, sizeof *t);
 }
 
 dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t) {
@@ -157,9 +226,21 @@ dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t) {
         "    <Grid Name=\"spheres\" GridType=\"Collection\" "
         "CollectionType=\"Temporal\">\n",
         f);
-  if (t->len)
-    fwrite(t->buf, 1, t->len, f);
-  fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f);
+  if (t->spheres.len)
+    fwrite(t->spheres.buf, 1, t->spheres.len, f);
+  fputs("    </Grid>\n", f);
+  /* A second top-level collection: ParaView's XDMF Reader makes blocks
+   * "spheres" and "bodies" of them, Xdmf3ReaderT Block0 and Block1, the
+   * same at every time. (Both grids in a spatial collection per frame
+   * would give blocks renamed at each time, "spheres[10]", ...) */
+  if (t->bodies.len) {
+    fputs("    <Grid Name=\"bodies\" GridType=\"Collection\" "
+          "CollectionType=\"Temporal\">\n",
+          f);
+    fwrite(t->bodies.buf, 1, t->bodies.len, f);
+    fputs("    </Grid>\n", f);
+  }
+  fputs("  </Domain>\n</Xdmf>\n", f);
   failed = ferror(f);
   if (fclose(f) != 0)
     failed = 1;

@@ -32,9 +32,8 @@ static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
 
 const struct dem_operator_type dem_op_reset_forces = {
     .name = "reset_forces",
-    .doc = "Zeroes the force of every sphere and the force and torque of "
-           "every body (sphere forces only if something set them since "
-           "gather_forces moved them onto the bodies).",
+    .doc = "Zeroes the force and torque of every body and sphere, so the "
+           "force operators after it add up this step's forces.",
     .flags = DEM_OP_FORCES | DEM_OP_RESET,
     .run = run_reset,
 };
@@ -47,7 +46,10 @@ static dem_status run_update_spheres(struct dem_op *op, struct dem_sim *sim) {
 const struct dem_operator_type dem_op_update_spheres = {
     .name = "update_spheres",
     .doc = "Places every sphere from its body's position and orientation: "
-           "x_s = x_b + q offset q*.",
+           "its centre is the body's centre of mass plus the sphere's place "
+           "in the shape (principal frame) turned by the body's orientation. "
+           "Needed after the bodies move and before anything reads the "
+           "spheres (neighbor_update, contact_forces).",
     .flags = DEM_OP_SPHERES,
     .run = run_update_spheres,
 };
@@ -91,9 +93,10 @@ static void release_contacts(struct dem_op *op) { op->state = NULL; }
 const struct dem_operator_type dem_op_contact_forces = {
     .name = "contact_forces",
     .doc = "Evaluates every contact with the contact law (contact.model: "
-           "hertz, ...; see `dem schemes` and docs/architecture.md), each "
-           "sphere-sphere pair once, and adds the forces and torques to the "
-           "spheres in a fixed order (the same result for any thread count).",
+           "hertz, hertz_mindlin; `dem operators` lists them at the end, "
+           "docs/contacts.md explains them), each sphere-sphere pair once, "
+           "and adds the forces and torques to the spheres in a fixed order "
+           "(the same result for any thread count).",
     .flags = DEM_OP_FORCES | DEM_OP_CONTACTS,
     .init = init_contacts,
     .run = run_contacts,
@@ -118,10 +121,10 @@ static dem_status run_gather(struct dem_op *op, struct dem_sim *sim) {
 
 const struct dem_operator_type dem_op_gather_forces = {
     .name = "gather_forces",
-    .doc = "Moves each body's member sphere forces and torques onto the body "
-           "(leaving them zero), with the forces' torques about the centre of "
-           "mass, and adds gravity (a fixed order: results do not depend on "
-           "the thread count).",
+    .doc = "Sums the forces and torques of each body's spheres onto the body, "
+           "with the torques of the forces about its centre of mass, and "
+           "adds gravity (simulation.gravity), in a fixed order: the same "
+           "result for any thread count.",
     .flags = DEM_OP_FORCES,
     .run = run_gather,
 };

@@ -114,12 +114,16 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
 
 const struct dem_operator_type dem_op_push_rotation = {
     .name = "push_rotation",
-    .doc = "Advances orientation and angular velocity with a rotation "
-           "integrator (integrator: spiral_leapfrog, omelyan, ...; see "
-           "docs/integrators.md). Two-stage integrators (velocity Verlet "
-           "family) appear twice: stage: before_force and stage: "
-           "after_force. normalise_every: N renormalises q every N steps "
-           "(default: every step for schemes that need it, never for SPIRAL).",
+    .doc = "Advances each body's orientation and angular velocity one step "
+           "with a rotation integrator (integrator: spiral_leapfrog, "
+           "omelyan, ...; listed below, docs/integrators.md). Two-stage "
+           "integrators (velocity_verlet, velocity_verlet_spiral) appear "
+           "twice: stage: before_force, and stage: after_force after the "
+           "forces. A leapfrog integrator goes with the leapfrog kick, the "
+           "others with the velocity Verlet kicks. normalise_every: N "
+           "renormalises the orientation quaternion every N steps (default: "
+           "every step for the integrators that need it, never for the "
+           "others). dt_scale, if given, must be 1.",
     .params = rotation_params,
     .flags = DEM_OP_PUSH | DEM_OP_MOVES,
     .init = init_rotation,

@@ -22,7 +22,10 @@ static dem_status run_push_velocity(struct dem_op *op, struct dem_sim *sim) {
 
 const struct dem_operator_type dem_op_push_velocity = {
     .name = "push_velocity",
-    .doc = "Kick: v += dt_scale * dt * F / m (exaDEM's push_f_v).",
+    .doc = "Kick: each body's velocity v += dt_scale dt F/m (exaDEM's "
+           "push_f_v). The kicks of a step add up to dt_scale 1: 1.0 before "
+           "the drift (leapfrog), or 0.5 before the drift and 0.5 after the "
+           "forces (velocity Verlet).",
     .params = dt_scale_params,
     .flags = DEM_OP_PUSH | DEM_OP_KICK,
     .init = init_push,
@@ -41,7 +44,9 @@ static dem_status run_push_position(struct dem_op *op, struct dem_sim *sim) {
 
 const struct dem_operator_type dem_op_push_position = {
     .name = "push_position",
-    .doc = "Drift: x += dt_scale * dt * v (exaDEM's push_v_r).",
+    .doc = "Drift: each body's centre of mass x += dt_scale dt v (exaDEM's "
+           "push_v_r), after the step's first kick. The drifts of a step add "
+           "up to dt_scale 1.",
     .params = dt_scale_params,
     .flags = DEM_OP_PUSH | DEM_OP_MOVES,
     .init = init_push,

@@ -73,77 +73,6 @@ static dem_status add_operator(struct dem_pipeline *p,
   return DEM_OK;
 }
 
-/* The scheme's rules, checked once so a bad list fails before the run. */
-static dem_status check_pipeline(struct dem_pipeline *p,
-                                 const struct dem_node *list) {
-  long last_move = -1, last_force = -1, first_adder = -1, first_reset = -1;
-  for (size_t i = 0; i < p->n_ops; i++) {
-    const struct dem_op *op = &p->ops[i];
-    if (op_moves(op))
-      last_move = (long)i;
-    if (op->type->flags & DEM_OP_FORCES) {
-      last_force = (long)i;
-      if (op->type->flags & DEM_OP_RESET) {
-        if (first_reset < 0)
-          first_reset = (long)i;
-      } else if (first_adder < 0)
-        first_adder = (long)i;
-    }
-  }
-  for (size_t i = 0; i < p->n_ops; i++) {
-    const struct dem_op *op = &p->ops[i];
-    if (!(op->type->flags & DEM_OP_CONTACTS))
-      continue;
-    int updated = 0;
-    for (size_t j = (size_t)(last_move + 1); j < i; j++)
-      updated |= (p->ops[j].type->flags & DEM_OP_SPHERES) != 0;
-    if ((long)i < last_move || !updated)
-      return dem_cfg_error(dem_node_at(list, i),
-                           "operator '%s' reads sphere positions: it must "
-                           "come after the last push that moves bodies and "
-                           "after an 'update_spheres' that follows it",
-                           op->type->name);
-  }
-  if (last_force >= 0 && last_move > last_force)
-    return dem_cfg_error(dem_node_at(list, (size_t)last_move),
-                         "operator '%s' moves bodies after the last force "
-                         "operator: forces must be computed last so they are "
-                         "current at the end of each step",
-                         p->ops[last_move].type->name);
-  if (first_adder >= 0 && (first_reset < 0 || first_reset > first_adder))
-    return dem_cfg_error(dem_node_at(list, (size_t)first_adder),
-                         "operator '%s' adds forces that are never reset: "
-                         "put 'reset_forces' before it",
-                         p->ops[first_adder].type->name);
-  const struct dem_rotation_integrator *rot = NULL;
-  int before = 0, after = 0;
-  for (size_t i = 0; i < p->n_ops; i++) {
-    const struct dem_op *op = &p->ops[i];
-    if (!op->rot)
-      continue;
-    if (rot && op->rot != rot)
-      return dem_cfg_error(dem_node_at(list, i),
-                           "a scheme uses one rotation integrator; found "
-                           "'%s' and '%s'",
-                           rot->name, op->rot->name);
-    rot = op->rot;
-    before += op->stage == DEM_STAGE_BEFORE;
-    after += op->stage == DEM_STAGE_AFTER;
-  }
-  if (rot && (before != 1 || (rot->after_force ? after != 1 : after != 0)))
-    return dem_cfg_error(list,
-                         "integrator '%s' needs %s in the scheme (found %d "
-                         "before_force and %d after_force stages)",
-                         rot->name,
-                         rot->after_force
-                             ? "one push_rotation with stage: before_force "
-                               "and one with stage: after_force after the "
-                               "forces"
-                             : "exactly one push_rotation",
-                         before, after);
-  return DEM_OK;
-}
-
 /* The config's top-level `loads` become prescribed_load operators right
  * after the scheme's last force operator, so any named scheme drives the
  * single-body validation problems. */
@@ -192,7 +121,7 @@ static dem_status build_from_list(struct dem_pipeline *p,
   for (size_t i = 0; i < n; i++)
     if ((st = add_operator(p, dem_node_at(list, i), sim)))
       return st;
-  if ((st = check_pipeline(p, list)))
+  if ((st = dem_pipeline_check(p, list)))
     return st;
   if (n_loads && (st = insert_loads(p, loads, list, sim)))
     return st;
@@ -245,15 +174,18 @@ static dem_status build_from_mapping(struct dem_pipeline *p,
     return st;
   if ((st = build_from_list(p, list, loads, sim)))
     return st;
-  int rot_half = p->rotation && p->rotation->rot->leapfrog;
-  if (half < 0)
-    p->half_step = rot_half;
-  else if (p->rotation && half != rot_half)
+  /* The checks set half_step from the kicks (and the rotation integrator
+   * agrees with them): `velocities` may only say the same. */
+  if (half >= 0 && half != p->half_step) {
+    const char *where = p->half_step ? "half" : "whole";
+    if (p->rotation)
+      return dem_cfg_error(dem_node_get(map, "velocities"),
+                           "integrator '%s' keeps velocities at %s steps",
+                           p->rotation->rot->name, where);
     return dem_cfg_error(dem_node_get(map, "velocities"),
-                         "integrator '%s' keeps velocities at %s steps",
-                         p->rotation->rot->name, rot_half ? "half" : "whole");
-  else
-    p->half_step = half;
+                         "the scheme's kicks keep velocities at %s steps",
+                         where);
+  }
   return DEM_OK;
 }
 
@@ -300,8 +232,6 @@ dem_status dem_pipeline_build(const struct dem_node *scheme,
   } else if (dem_node_kind(scheme) == DEM_NODE_SEQUENCE) {
     name = "inline";
     st = build_from_list(p, scheme, loads, sim);
-    if (!st)
-      p->half_step = p->rotation && p->rotation->rot->leapfrog;
   } else {
     name = "inline";
     st = build_from_mapping(p, scheme, loads, sim);

@@ -86,6 +86,16 @@ dem_status dem_pipeline_build(const struct dem_node *scheme,
                               struct dem_pipeline **out);
 void dem_pipeline_free(struct dem_pipeline *p);
 
+/* The scheme's rules (operators/pipeline_check.c), for the list `list`
+ * the operators p->ops came from: forces computed last and reset first,
+ * sphere positions current where read, one rotation integrator with each
+ * of its stages once; the kicks and the drifts of a step each add up to
+ * one step, and the translation and the rotation agree on where
+ * velocities live. Sets p->half_step from the kicks. A broken rule fails
+ * with DEM_ERR_CONFIG at the offending item's file:line:col. */
+dem_status dem_pipeline_check(struct dem_pipeline *p,
+                              const struct dem_node *list);
+
 /* Registers a load for push_rotation's in-step evaluations. */
 dem_status dem_pipeline_add_load(struct dem_pipeline *p,
                                  const struct dem_load *load);

@@ -3,27 +3,98 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include "contact/model.h"
 #include "run/run.h"
 #include "sim/agree.h"
 
 volatile sig_atomic_t dem_run_stop_signal;
 
-static void progress(const struct dem_run *r, double started, int final) {
+/* A duration for people: "42 s", "12 min 05 s", "3 h 25 min". */
+static void format_duration(char *buf, size_t size, double sec) {
+  long t = sec > 0 && sec < 1e12 ? (long)(sec + 0.5) : 0;
+  if (t < 100)
+    snprintf(buf, size, "%ld s", t);
+  else if (t < 3600)
+    snprintf(buf, size, "%ld min %02ld s", t / 60, t % 60);
+  else
+    snprintf(buf, size, "%ld h %02ld min", t / 3600, t / 60 % 60);
+}
+
+/* The progress line: where the run is, how fast it goes, and the energy
+ * drift so far (the latest energy row against the first; with a
+ * dissipative contact law, the balance E + W against E0, which only the
+ * time step's error moves). In a log (stderr not a terminal) it is one
+ * line per interval, like LAMMPS's thermo output; on a terminal a
+ * shorter line (it must not wrap) rewritten in place. */
+static void progress(const struct dem_run *r, double started, int tty,
+                     int final) {
   const struct dem_sim *sim = &r->sim;
   double elapsed = omp_get_wtime() - started;
   long done = sim->step - r->first_step;
   long total = sim->n_steps - r->first_step;
   double rate = elapsed > 0 ? done / elapsed : 0;
-  double eta = rate > 0 ? (total - done) / rate : 0;
+  char energy[128] = "", when[32];
+  format_duration(when, sizeof when,
+                  final      ? elapsed
+                  : rate > 0 ? (total - done) / rate
+                             : 0);
+  if (r->have_rows && r->first_row.total != 0) {
+    const struct dem_energy_row *a = &r->first_row, *b = &r->last_row;
+    int balance =
+        sim->law.model && (sim->law.model->flags & DEM_MODEL_DISSIPATIVE);
+    double e = b->total - a->total;
+    if (balance)
+      e += b->dissipated - a->dissipated;
+    if (tty)
+      snprintf(energy, sizeof energy, "  %s %+.2e",
+               balance ? "(E+W-E0)/E0" : "(E-E0)/E0", e / fabs(a->total));
+    else
+      snprintf(energy, sizeof energy, "  %s %+.3e at t = %.6g s",
+               balance ? "balance (E+W-E0)/|E0|" : "drift (E-E0)/|E0|",
+               e / fabs(a->total), b->time);
+  }
+  if (tty && !final) {
+    fprintf(stderr,
+            "\rstep %ld / %ld (%.0f %%)  t = %.4g s  %.*f steps/s  "
+            "ETA %s%s   ",
+            sim->step, sim->n_steps,
+            sim->n_steps > 0 ? 100.0 * sim->step / sim->n_steps : 100.0, sim->t,
+            rate >= 100 ? 0 : 2, rate, when, energy);
+    fflush(stderr);
+    return;
+  }
   fprintf(stderr,
-          "%st = %.6g / %.6g s  step %ld / %ld  %.4g steps/s  "
-          "%.4g sphere-steps/s  ETA %.0f s%s",
-          isatty(2) ? "\r" : "", sim->t, sim->end_time, sim->step, sim->n_steps,
-          rate, rate * (double)sim->s.n, eta,
-          (final || !isatty(2)) ? "\n" : "   ");
+          "%sstep %ld / %ld (%.0f %%)  t = %.6g / %.6g s  %.*f steps/s  "
+          "%.3g sphere-steps/s  %s %s%s%s",
+          tty ? "\r" : "", sim->step, sim->n_steps,
+          sim->n_steps > 0 ? 100.0 * sim->step / sim->n_steps : 100.0, sim->t,
+          sim->end_time, rate >= 100 ? 0 : 2, rate, rate * (double)sim->s.n,
+          final ? "done in" : "ETA", when, energy,
+          (final || !tty) ? "\n" : "   ");
   fflush(stderr);
+}
+
+/* Seconds between progress lines in a log: DEM_PROGRESS_INTERVAL, else
+ * 10 (a terminal's line is rewritten every second). */
+static double progress_interval(int tty) {
+  const char *text = getenv("DEM_PROGRESS_INTERVAL");
+  char *end = NULL;
+  double v = text ? strtod(text, &end) : 0;
+  if (tty)
+    return 1.0;
+  if (!text || !*text)
+    return 10.0;
+  if (*end || !(v > 0) || !isfinite(v)) {
+    fprintf(stderr,
+            "  warning: DEM_PROGRESS_INTERVAL='%s' is not a positive number "
+            "of seconds; progress every 10 s\n",
+            text);
+    return 10.0;
+  }
+  return v;
 }
 
 /* Observations are due every `every` steps (0: never) and at the end. */
@@ -188,8 +259,11 @@ dem_status dem_run_integrate(struct dem_run *r, int restarted) {
   const int quiet = r->opt->quiet;
   long energy_every = steps_between(r->out.energy_interval, sim->dt);
   long snap_every = steps_between(r->out.snapshot_interval, sim->dt);
+  const int tty = isatty(2);
   double started = omp_get_wtime(), last_print = started;
-  double print_every = isatty(2) ? 1.0 : 30.0;
+  double print_every = quiet ? 0 : progress_interval(tty);
+  /* The clock is read about 20 times a second, however long a step. */
+  long check_every = 1, next_check = sim->step + 1;
   dem_status st;
   r->first_step = sim->step;
   if ((st = check_state(r)))
@@ -208,10 +282,13 @@ dem_status dem_run_integrate(struct dem_run *r, int restarted) {
     if (((energy_every && s % energy_every == 0) || snap) &&
         (st = observe(r, snap)))
       return st;
-    if (!quiet && (s & 63) == 0) {
+    if (!quiet && s >= next_check) {
       double now = omp_get_wtime();
+      double rate = (double)(s - r->first_step) / (now - started + 1e-9);
+      check_every = rate > 20 ? (long)(rate / 20) : 1;
+      next_check = s + check_every;
       if (now - last_print >= print_every) {
-        progress(r, started, 0);
+        progress(r, started, tty, 0);
         last_print = now;
       }
     }
@@ -220,7 +297,7 @@ dem_status dem_run_integrate(struct dem_run *r, int restarted) {
     if ((st = observe(r, 1)))
       return st;
   if (!quiet)
-    progress(r, started, 1);
+    progress(r, started, tty, 1);
   if (dem_run_stop_signal)
     return dem_fail(DEM_ERR_INTERRUPTED,
                     "stopped by signal %d at step %ld, t = %.9g s; the last "

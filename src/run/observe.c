@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "core/quat.h"
 #include "core/vec3.h"
 #include "sim/contacts.h"
 #include "sim/fields.h"
@@ -33,7 +34,9 @@ dem_status dem_observer_init(struct dem_observer *o,
   o->body_ids = calloc(n_ids ? n_ids : 1, sizeof *o->body_ids);
   o->columns = calloc(n_fields, sizeof *o->columns);
   o->xdmf = calloc(o->n_xdmf ? o->n_xdmf : 1, sizeof *o->xdmf);
-  if (!o->scratch || !o->body_ids || !o->columns || !o->xdmf) {
+  o->n_shapes = sim->n_shapes;
+  o->shapes = calloc(o->n_shapes ? o->n_shapes : 1, sizeof *o->shapes);
+  if (!o->scratch || !o->body_ids || !o->columns || !o->xdmf || !o->shapes) {
     dem_observer_free(o);
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   }
@@ -41,9 +44,29 @@ dem_status dem_observer_init(struct dem_observer *o,
   for (const struct dem_field *f = dem_fields; f->name; f++)
     if (f->flags & DEM_FIELD_XDMF) {
       const char *slash = strrchr(f->path, '/');
-      o->xdmf[k++] = (struct dem_xdmf_attribute){slash ? slash + 1 : f->path,
-                                                 f->path, h5_type(f->type)};
+      o->xdmf[k++] = (struct dem_xdmf_attribute){
+          slash ? slash + 1 : f->path, f->path, h5_type(f->type), f->width,
+          f->item == DEM_ITEM_BODIES};
     }
+  for (size_t i = 0; i < sim->n_shapes; i++) {
+    const struct dem_shape *sh = &sim->shapes[i];
+    const struct dem_clump_props *p = &sh->props;
+    struct dem_h5_shape *h = &o->shapes[i];
+    *h = (struct dem_h5_shape){.name = sh->name,
+                               .material = sim->materials[sh->material].name,
+                               .n_spheres = sh->n_spheres,
+                               .mass = p->mass,
+                               .volume = p->volume,
+                               .bounding_radius = p->bounding_radius,
+                               .offset = (const double(*)[3])sh->offset,
+                               .radius = sh->radius};
+    for (int c = 0; c < 3; c++) {
+      h->inertia[c] = p->inertia[c];
+      h->centre_of_mass[c] = p->com[c];
+    }
+    for (int c = 0; c < 4; c++)
+      h->principal_axes[c] = p->axes[c];
+  }
   return DEM_OK;
 }
 
@@ -54,6 +77,7 @@ void dem_observer_free(struct dem_observer *o) {
   free(o->wall_rows);
   free(o->columns);
   free(o->xdmf);
+  free(o->shapes);
   memset(o, 0, sizeof *o);
 }
 
@@ -107,12 +131,37 @@ static dem_status reserve_rows(struct dem_observer *o,
   return DEM_OK;
 }
 
-dem_status dem_observe_snapshot(struct dem_observer *o,
-                                const struct dem_sim *sim,
+/* The snapshot-only fields, from the synchronised velocities: w in the
+ * lab frame for each body, and for each sphere its centre's velocity
+ * v + w x r (r from the body's centre of mass, lab frame) and its body's
+ * w. They change nothing the run uses. */
+static void fill_snapshot_fields(struct dem_sim *sim) {
+  struct dem_bodies *b = &sim->b;
+  struct dem_spheres *s = &sim->s;
+  long nb = (long)b->n, ns = (long)s->n;
+#pragma omp parallel if (nb + ns > DEM_PARALLEL_MIN)
+  {
+#pragma omp for schedule(static)
+    for (long i = 0; i < nb; i++)
+      q_rotate(b->w_sync_lab[i], b->q[i], b->w_sync[i]);
+#pragma omp for schedule(static)
+    for (long i = 0; i < ns; i++) {
+      int k = s->body[i];
+      double r[3], wxr[3];
+      v3_sub(r, s->x[i], b->x[k]);
+      v3_cross(wxr, b->w_sync_lab[k], r);
+      v3_add(s->v_snap[i], b->v_sync[k], wxr);
+      v3_copy(s->w_snap[i], b->w_sync_lab[k]);
+    }
+  }
+}
+
+dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
                                 struct dem_snapshot *s) {
   dem_status st = reserve_rows(o, sim);
   if (st)
     return st;
+  fill_snapshot_fields(sim);
   dem_contacts_rows(sim, DEM_ITEM_PAIRS, o->pair_rows);
   dem_contacts_rows(sim, DEM_ITEM_WALL_CONTACTS, o->wall_rows);
   const size_t *rows[DEM_N_ITEMS] = {sim->b.index_of, sim->s.index_of,
@@ -145,6 +194,7 @@ dem_status dem_observe_snapshot(struct dem_observer *o,
   *s = (struct dem_snapshot){.step = sim->step,
                              .time = sim->t,
                              .n_spheres = sim->s.n,
+                             .n_bodies = sim->b.n,
                              .columns = o->columns,
                              .n_columns = n};
   return DEM_OK;

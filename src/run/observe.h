@@ -13,10 +13,13 @@ struct dem_observer {
   int *body_ids;
   size_t *pair_rows, *wall_rows, rows_cap;
   struct dem_h5_column *columns;
-  /* What the XDMF sidecar shows of the spheres: the field table's XDMF
-   * fields. */
+  /* What the XDMF sidecar shows of the spheres and the bodies: the field
+   * table's XDMF fields. */
   struct dem_xdmf_attribute *xdmf;
   size_t n_xdmf;
+  /* The shapes as the output's /shapes stores them (n_shapes rows). */
+  struct dem_h5_shape *shapes;
+  size_t n_shapes;
 };
 
 dem_status dem_observer_init(struct dem_observer *o, const struct dem_sim *sim);
@@ -31,10 +34,11 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
 
 /* A snapshot of the current state: every written field of the field
  * table (call dem_observe_energy first at this boundary, for the
- * synchronised velocities). Rows go out in id order (contacts in key
- * order), whatever the current order of the arrays. */
-dem_status dem_observe_snapshot(struct dem_observer *o,
-                                const struct dem_sim *sim,
+ * synchronised velocities, from which it fills the snapshot-only fields:
+ * each body's angular velocity in the lab frame, and each sphere's
+ * centre velocity and angular velocity). Rows go out in id order
+ * (contacts in key order), whatever the current order of the arrays. */
+dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
                                 struct dem_snapshot *s);
 
 #endif

@@ -22,7 +22,9 @@ static dem_status open_output(struct dem_run *r, char **text) {
                                  .version = DEM_VERSION_STRING,
                                  .time_step = sim->dt,
                                  .xdmf = r->obs.xdmf,
-                                 .n_xdmf = r->obs.n_xdmf};
+                                 .n_xdmf = r->obs.n_xdmf,
+                                 .shapes = r->obs.shapes,
+                                 .n_shapes = r->obs.n_shapes};
   if (r->opt->restart) {
     r->last_snapshot_step = r->last_row_step = sim->step;
     return dem_h5_open_append(r->output, sim->step, &info, &r->h5);

@@ -32,7 +32,8 @@ enum dem_field_flags {
   /* Set up from the config; a restart checks the file holds the same
    * (written too). */
   DEM_FIELD_CHECK = 1u << 3,
-  /* Shown by the XDMF sidecar as a node attribute of the spheres. */
+  /* Shown by the XDMF sidecar as a node attribute of the spheres' grid
+   * (sphere fields) or of the bodies' grid (body fields). */
   DEM_FIELD_XDMF = 1u << 4,
   /* Holds body indices, written as body ids. */
   DEM_FIELD_BODY_INDEX = 1u << 5,
