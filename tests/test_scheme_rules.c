@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "operators/schemes_data.h"
 #include "sim_fixture.h"
 
 /* One sphere in a box: walls give the contacts something to do. */
@@ -21,14 +22,13 @@ static const char *const base =
 #define GATHER "gather_forces"
 
 START_TEST(named_schemes_pass_and_agree) {
-  const char *const *names = dem_scheme_names();
   char yaml[2048], set[128];
   int n = 0;
-  for (size_t i = 0; names[i]; i++, n++) {
+  for (size_t i = 0; dem_embedded_schemes[i].name; i++, n++) {
     struct fixture f;
     const char *sets[] = {set, NULL};
     snprintf(yaml, sizeof yaml, "%s", base);
-    snprintf(set, sizeof set, "scheme=%s", names[i]);
+    snprintf(set, sizeof set, "scheme=%s", dem_embedded_schemes[i].name);
     fixture_start(&f, yaml, sets);
     /* The kicks decide where velocities live; the rotation agrees. */
     ck_assert_ptr_nonnull(f.pipeline->rotation);
