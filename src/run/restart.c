@@ -91,6 +91,8 @@ static dem_status restore_field(struct dem_run *r,
   size_t cols = width == 1 ? 0 : (size_t)width;
   size_t row_bytes = (size_t)width * dem_field_type_size(f->type);
   void *data = NULL;
+  if (width == 0) /* a field this run's contact model does not use */
+    return DEM_OK;
   if (!dem_h5_snapshot_has(snap, f->path))
     return dem_fail(DEM_ERR_USAGE,
                     "--restart '%s': snapshot %06ld lacks %s (written by an "
