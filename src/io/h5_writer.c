@@ -1,4 +1,5 @@
 /* HDF5 writer: run header, energy series and snapshots, flushed after each. */
+#define _DEFAULT_SOURCE /* on_exit (glibc) */
 #include "io/h5io.h"
 
 #include <errno.h>
@@ -8,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <hdf5.h>
 
 #include "io/h5_writer.h"
+#include "io/temp_file.h"
 
 #ifndef DEM_VERSION_STRING
 #define DEM_VERSION_STRING "unknown"
@@ -181,6 +184,29 @@ static herr_t write_header(struct dem_h5_writer *w,
   return H5Fflush(w->file, H5F_SCOPE_GLOBAL);
 }
 
+/* HDF5 1.10 keeps the identifier of a file whose close failed (its last
+ * flush hit a full disk) but frees what it refers to, and its clean-up at
+ * exit closes it again and crashes (SIGSEGV in H5F__close_cb). After such
+ * a failure the process skips that clean-up: a handler registered after
+ * HDF5's runs before it, flushes stdio and ends the process with the
+ * status it was given. */
+#ifdef __GLIBC__
+static void exit_before_hdf5(int status, void *arg) {
+  (void)arg;
+  fflush(NULL);
+  _exit(status);
+}
+#endif
+static void skip_hdf5_cleanup(void) {
+  static int registered;
+  if (registered)
+    return;
+  registered = 1;
+#ifdef __GLIBC__
+  on_exit(exit_before_hdf5, NULL);
+#endif
+}
+
 /* Closes every HDF5 handle of w (ignoring errors unless it is the file)
  * and frees it. Returns the H5Fclose result. */
 static herr_t writer_free(struct dem_h5_writer *w) {
@@ -190,8 +216,8 @@ static herr_t writer_free(struct dem_h5_writer *w) {
       H5Dclose(w->energy[c]);
   if (w->snapshots >= 0)
     H5Gclose(w->snapshots);
-  if (w->file >= 0)
-    rc = H5Fclose(w->file);
+  if (w->file >= 0 && (rc = H5Fclose(w->file)) < 0)
+    skip_hdf5_cleanup();
   free(w->path);
   free(w->xmf_path);
   dem_xdmf_text_free(&w->xdmf);
@@ -199,41 +225,43 @@ static herr_t writer_free(struct dem_h5_writer *w) {
   return rc;
 }
 
-/* Reserves a fresh hidden name beside path ("DIR/.NAME.PID.K.tmp") by
- * creating it, so the directory's own error (permissions, missing) is
- * reported with the operating system's words. */
+/* Reserves a fresh hidden name beside path ("DIR/.NAME.XXXXXX") by
+ * creating it exclusively, so the directory's own error (permissions,
+ * missing) is reported with the operating system's words. */
 static dem_status make_temp(const char *path, char **out) {
+  int fd = dem_temp_create(path, out);
+  if (fd >= 0) {
+    close(fd);
+    return DEM_OK;
+  }
+  int err = errno;
+  if (err == ENOMEM)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
   char *dir = dir_name(path);
-  size_t size = strlen(path) + 64;
-  char *tmp = malloc(size);
-  dem_status st = DEM_OK;
-  if (!dir || !tmp) {
-    st = dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
-    goto done;
-  }
-  for (int k = 0;; k++) {
-    int fd;
-    snprintf(tmp, size, "%s/.%s.%ld.%d.tmp", dir, base_name(path),
-             (long)getpid(), k);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd >= 0) {
-      close(fd);
-      break;
-    }
-    if (errno != EEXIST || k == 100) {
-      st = dem_fail(DEM_ERR_IO, "%s: cannot create file in directory '%s' (%s)",
-                    path, dir, strerror(errno));
-      goto done;
-    }
-  }
-done:
+  dem_status st =
+      dem_fail(DEM_ERR_IO, "%s: cannot create file in directory '%s' (%s)",
+               path, dir ? dir : ".", strerror(err));
   free(dir);
-  if (st != DEM_OK) {
-    free(tmp);
-    tmp = NULL;
-  }
-  *out = tmp;
   return st;
+}
+
+/* Gives the complete temporary file tmp the name path only if nothing
+ * has it (link, then unlink the temporary name); on file systems without
+ * hard links, a rename after a last look. */
+static int link_new(const char *tmp, const char *path) {
+  struct stat sb;
+  if (link(tmp, path) == 0) {
+    unlink(tmp); /* a stray second name at worst */
+    return 0;
+  }
+  if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP &&
+      errno != EMLINK)
+    return -1;
+  if (lstat(path, &sb) == 0) {
+    errno = EEXIST;
+    return -1;
+  }
+  return rename(tmp, path);
 }
 
 /* A writer with no file open yet, holding its path and sidecar path. */
@@ -307,9 +335,16 @@ dem_status dem_h5_create(const char *path, int force,
     st = dem_h5u_fail(path, "cannot write the run header");
     goto fail;
   }
-  /* The open file follows the rename; HDF5 only uses its descriptor. */
-  if (rename(tmp, path) != 0) {
-    st = dem_fail(DEM_ERR_IO, "%s: cannot create (%s)", path, strerror(errno));
+  /* The open file follows the rename or link; HDF5 only uses its
+   * descriptor. Without force the name is taken exclusively (link fails
+   * if anything appeared there since the check), so another process's
+   * new file is never replaced. */
+  if (force ? rename(tmp, path) != 0 : link_new(tmp, path) != 0) {
+    st = errno == EEXIST
+             ? dem_fail(DEM_ERR_IO, "%s: exists (use --force to overwrite)",
+                        path)
+             : dem_fail(DEM_ERR_IO, "%s: cannot create (%s)", path,
+                        strerror(errno));
     goto fail;
   }
   free(tmp);
@@ -455,6 +490,62 @@ static herr_t rewrite_header(hid_t file, const struct dem_h5_run_info *info) {
   return 0;
 }
 
+/* H5Ovisit callback: adds the bytes each dataset stores. */
+static herr_t add_storage(hid_t g, const char *name, const H5O_info_t *info,
+                          void *data) {
+  if (info->type == H5O_TYPE_DATASET) {
+    hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
+    if (ds < 0)
+      return -1;
+    *(hsize_t *)data += H5Dget_storage_size(ds);
+    H5Dclose(ds);
+  }
+  return 0;
+}
+
+/* A restart first rewrites the run header in place, which a full disk
+ * would leave half done (the old /config and attributes gone, the new
+ * ones not written): it starts only with room for the header, a block of
+ * energy rows and two snapshots like the last one. Another process can
+ * still fill the disk in the meantime; a snapshot that does not fit
+ * later fails before it is linked, leaving the file as it was. */
+static dem_status check_free_space(struct dem_h5_writer *w,
+                                   const struct dem_h5_run_info *info) {
+  hsize_t snapshot = 0;
+  struct statvfs fs;
+  char name[32], *dir;
+  if (w->n_snapshots) {
+    snprintf(name, sizeof name, "%06zu", w->n_snapshots - 1);
+    hid_t g = H5Gopen2(w->snapshots, name, H5P_DEFAULT);
+    herr_t rc = g < 0 ? -1
+                      : H5Ovisit2(g, H5_INDEX_NAME, H5_ITER_NATIVE, add_storage,
+                                  &snapshot, H5O_INFO_BASIC);
+    if (g >= 0)
+      H5Gclose(g);
+    if (rc < 0)
+      return dem_h5u_fail(w->path, "cannot read the last snapshot");
+  }
+  unsigned long long need =
+      2ull * (info->config_text ? strlen(info->config_text) : 0) + 65536ull +
+      (unsigned long long)ENERGY_COLUMNS * ENERGY_CHUNK * 8 + 2ull * snapshot;
+  if (!(dir = dir_name(w->path)))
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
+  int rc = statvfs(dir, &fs);
+  free(dir);
+  if (rc != 0) /* no figure to go by: the writes will tell */
+    return DEM_OK;
+  unsigned long long avail =
+      (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_frsize;
+  if (avail < need)
+    return dem_fail(DEM_ERR_IO,
+                    "%s: no room to continue the run: %llu bytes free on its "
+                    "file system, a restart needs %llu (the run header, a "
+                    "block of energy rows and two snapshots); free some "
+                    "space and restart again (the file was left as it was)",
+                    w->path, avail, need);
+  return DEM_OK;
+}
+
 dem_status dem_h5_open_append(const char *path, long last_step,
                               const struct dem_h5_run_info *info,
                               struct dem_h5_writer **out) {
@@ -506,7 +597,7 @@ dem_status dem_h5_open_append(const char *path, long last_step,
     goto fail;
   }
   if ((st = dem_h5w_load_frames(w)) != DEM_OK ||
-      (st = open_energy(w, last_step)))
+      (st = check_free_space(w, info)) || (st = open_energy(w, last_step)))
     goto fail;
   if (rewrite_header(w->file, info) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
