@@ -264,6 +264,8 @@ static int link_new(const char *tmp, const char *path) {
   return rename(tmp, path);
 }
 
+char *dem_h5_sidecar_path(const char *path) { return dem_xdmf_path(path); }
+
 /* A writer with no file open yet, holding its path and sidecar path. */
 static dem_status writer_new(const char *path, struct dem_h5_writer **out) {
   struct dem_h5_writer *w = calloc(1, sizeof *w);

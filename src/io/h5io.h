@@ -48,6 +48,11 @@ dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);
 
+/* The XDMF sidecar's path for an output path (PATH with a final .h5
+ * replaced by .xmf, else PATH.xmf). Caller frees; NULL when out of
+ * memory. */
+char *dem_h5_sidecar_path(const char *path);
+
 /* The energy series: a step column, then these (X(name, unit, since,
  * description)), one dataset each under /energy. `since` is the version
  * that added the column: a file of an older dem reads as zeros there. A
