@@ -194,6 +194,22 @@ void dem_h5_snapshot_close(struct dem_h5_snapshot *s);
  * numbered without gaps, as the writer does). */
 dem_status dem_h5_snapshot_count(const char *path, size_t *n);
 
+/* Reads a dem output file through, read-only, as a restart must before
+ * it appends to it: the metadata and attributes of every object, the data
+ * of every dataset but the energy series (read with dem_h5_read_energy,
+ * which knows what a killed run leaves at its end) and the older
+ * snapshots' (of which only the place in the file is checked), and
+ * snapshots numbered 000000.. without gaps, whose steps and times it
+ * returns by index. Fails with DEM_ERR_IO and "PATH: /OBJECT cannot be
+ * read (REASON)". Free with dem_h5_file_check_free. */
+struct dem_h5_file_check {
+  size_t n_snapshots;
+  long *step;
+  double *time;
+};
+dem_status dem_h5_check_file(const char *path, struct dem_h5_file_check *out);
+void dem_h5_file_check_free(struct dem_h5_file_check *c);
+
 /* The /config text and root attributes of an output file (malloc'ed
  * strings the caller frees; pass NULL for what is not wanted). */
 dem_status dem_h5_read_run_info(const char *path, char **config_text,

@@ -2,6 +2,8 @@
  * field table, the neighbour lists rebuilt as they were, and each
  * contact's history. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +80,29 @@ static dem_status compatible(const struct dem_run *r,
   return DEM_OK;
 }
 
+/* A snapshot that holds the state a run stopped on (exit code 3): a
+ * restart would stop there again and append the same snapshot, so it is
+ * refused. */
+static dem_status broken(const struct dem_run *r,
+                         const struct dem_h5_snapshot_info *info,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static dem_status broken(const struct dem_run *r,
+                         const struct dem_h5_snapshot_info *info,
+                         const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return dem_fail(DEM_ERR_USAGE,
+                  "--restart '%s': its last snapshot (%06ld, step %ld) holds "
+                  "the state of a run that stopped on numerical trouble (%s): "
+                  "nothing to continue; run again from the start with a "
+                  "smaller time step",
+                  r->output, info->index, info->step, what);
+}
+
 /* Field f of bodies or spheres from the snapshot: loaded (restart state)
  * or compared with what the config set up (structure). Rows are in id
  * order, and so are the arrays of a run just set up. */
@@ -119,14 +144,11 @@ static dem_status restore_field(struct dem_run *r,
                       "than in the config (were the shapes, materials or "
                       "particles changed?)",
                       r->output, item_name(f->item), i, f->path);
-    } else if (f->type == DEM_FIELD_F64 && f->item == DEM_ITEM_BODIES) {
-      for (int k = 0; k < width; k++)
+    } else if (f->type == DEM_FIELD_F64) {
+      for (int k = 0; k < width && !st; k++)
         if (!isfinite(((const double *)row)[k]))
-          st = dem_fail(DEM_ERR_USAGE,
-                        "--restart '%s': body %zu of snapshot %06ld is not "
-                        "finite (%s; the run failed there): nothing to "
-                        "continue",
-                        r->output, i, info->index, f->path);
+          st = broken(r, info, "%s %zu has a non-finite %s", item_name(f->item),
+                      i, f->path);
     }
   }
   if (!st && (f->flags & DEM_FIELD_RESTART))
@@ -155,6 +177,10 @@ static dem_status restore_contacts(struct dem_run *r,
       dem_h5_snapshot_read(snap, key->path, DEM_H5_I64, &n, &two, &keys);
   if (!st && w)
     st = dem_h5_snapshot_read(snap, state->path, DEM_H5_F64, &n, &w, &states);
+  for (size_t i = 0; !st && i < n * w; i++)
+    if (!isfinite(((const double *)states)[i]))
+      st = dem_fail(DEM_ERR_USAGE, "%s row %zu is not finite", state->path,
+                    i / w);
   if (!st)
     st = dem_contacts_adopt(sim, item, keys, states, n);
   free(keys), free(states);
@@ -183,20 +209,153 @@ static dem_status rebuild_lists(struct dem_sim *sim) {
   return st;
 }
 
+/* A sphere entirely beyond a wall (it tunnelled through it: the run
+ * stopped there). */
+static dem_status check_walls(const struct dem_run *r,
+                              const struct dem_h5_snapshot_info *info) {
+  const struct dem_sim *sim = &r->sim;
+  const struct dem_spheres *s = &sim->s;
+  if (!sim->walls.enabled)
+    return DEM_OK;
+  for (size_t id = 0; id < s->n; id++) {
+    size_t i = s->index_of[id];
+    for (int k = 0; k < 3; k++) {
+      double lo = sim->walls.lo[k] - s->radius[i];
+      double hi = sim->walls.hi[k] + s->radius[i];
+      if (s->x[i][k] < lo || s->x[i][k] > hi)
+        return broken(
+            r, info, "a sphere of body %ld is beyond the wall %c = %g",
+            (long)sim->b.id[s->body[i]], "xyz"[k],
+            s -> x[i][k] < lo ? sim -> walls.lo[k] : sim->walls.hi[k]);
+    }
+  }
+  return DEM_OK;
+}
+
+/* The file reads back whole, its snapshots and energy rows go forward in
+ * steps and times that are whole steps, and its values are finite: a
+ * damaged file is refused before anything is written to it (appending
+ * would truncate its energy rows at a damaged step, or build on a file
+ * that no longer reads). */
+static dem_status check_history(const struct dem_run *r) {
+  const char *path = r->output;
+  double dt = 0; /* the file's own: the config's is compared later */
+  struct dem_h5_file_check c;
+  struct dem_energy_series e;
+  dem_status st = dem_h5_check_file(path, &c);
+  if (!st && (st = dem_h5_read_run_info(path, NULL, NULL, NULL, &dt)))
+    dem_h5_file_check_free(&c);
+  if (st)
+    return dem_refail(DEM_ERR_USAGE, "--restart: the file is damaged: %s",
+                      dem_error_current()->message);
+  for (size_t i = 0; !st && i < c.n_snapshots; i++)
+    if (c.step[i] < 0 || (i > 0 && c.step[i] <= c.step[i - 1]) ||
+        c.time[i] != (double)c.step[i] * dt)
+      st = dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: snapshot %06zu is "
+                    "at step %ld, t = %.17g s (steps must increase and t be "
+                    "step x time step)",
+                    path, i, c.step[i], c.time[i]);
+  struct dem_h5_snapshot_info last = {-1, -1, 0};
+  if (c.n_snapshots)
+    last = (struct dem_h5_snapshot_info){(long)c.n_snapshots - 1,
+                                         c.step[c.n_snapshots - 1],
+                                         c.time[c.n_snapshots - 1]};
+  dem_h5_file_check_free(&c);
+  if (st)
+    return st;
+  if ((st = dem_h5_read_energy(path, &e)))
+    return dem_refail(DEM_ERR_USAGE, "--restart: the file is damaged: %s",
+                      dem_error_current()->message);
+  for (size_t i = 0; !st && i < e.n; i++) {
+    int finite = 1;
+#define DEM_CHECK_FINITE(name, unit, since, doc) finite &= isfinite(e.name[i]);
+    DEM_ENERGY_COLUMNS(DEM_CHECK_FINITE)
+#undef DEM_CHECK_FINITE
+    /* A run that stopped on NaN wrote its last row at its last snapshot */
+    if (!finite && e.step[i] == last.step && i + 1 == e.n)
+      st = broken(r, &last, "its energy at step %ld is not finite", e.step[i]);
+    else if (e.step[i] < 0 || (i > 0 && e.step[i] <= e.step[i - 1]) ||
+             e.time[i] != (double)e.step[i] * dt || !finite)
+      st = dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: energy row %zu "
+                    "(step %ld, t = %.17g s) %s",
+                    path, i, e.step[i], e.time[i],
+                    finite ? "is out of order (steps must increase and t "
+                             "be step x time step)"
+                           : "holds a value that is not finite");
+  }
+  dem_energy_series_free(&e);
+  return st;
+}
+
+/* The config must describe the run in the file: only what changes no
+ * number of the dynamics may differ. */
+static dem_status same_physics(const struct dem_run *r) {
+  static const char *const may_change[] = {"simulation.end_time", "output",
+                                           "contact.sort_bodies",
+                                           "contact.broad_phase", NULL};
+  char *text = NULL, where[1024];
+  struct dem_config *old = NULL;
+  const struct dem_node *mine, *theirs;
+  dem_status st = dem_h5_read_run_info(r->output, &text, NULL, NULL, NULL);
+  if (!st)
+    st = dem_config_load_string("/config", text, &old);
+  free(text);
+  if (st) {
+    dem_config_free(old);
+    return dem_refail(DEM_ERR_USAGE,
+                      "--restart '%s': cannot read the config of the run "
+                      "it holds (%s)",
+                      r->output, dem_error_current()->message);
+  }
+  if (dem_node_differ(r->cfg->root, old->root, may_change, where, sizeof where,
+                      &mine, &theirs)) {
+    char *a = mine ? dem_node_emit(mine) : NULL;
+    char *b = theirs ? dem_node_emit(theirs) : NULL;
+    if (a)
+      a[strcspn(a, "\n")] = '\0';
+    if (b)
+      b[strcspn(b, "\n")] = '\0';
+    char msg[2048];
+    snprintf(msg, sizeof msg,
+             "--restart '%s': %s is %s%s%s here but %s%s%s in the run the "
+             "file holds; a restart must keep what the dynamics depend on "
+             "(only simulation.end_time, output, contact.sort_bodies and "
+             "contact.broad_phase may change)",
+             r->output, where, a ? "'" : "", a ? a : "not set", a ? "'" : "",
+             b ? "'" : "", b ? b : "not set", b ? "'" : "");
+    free(a);
+    free(b);
+    st = mine && dem_node_line(mine)
+             ? dem_fail_at(DEM_ERR_USAGE, dem_node_file(mine),
+                           dem_node_line(mine), dem_node_col(mine), "%s", msg)
+             : dem_fail(DEM_ERR_USAGE, "%s", msg);
+  }
+  dem_config_free(old);
+  return st;
+}
+
 dem_status dem_run_restart(struct dem_run *r) {
   struct dem_sim *sim = &r->sim;
   struct dem_h5_snapshot *snap;
   struct dem_h5_snapshot_info info;
-  dem_status st = dem_h5_snapshot_open(r->output, -1, &snap, &info);
+  dem_status st = check_history(r);
   if (st)
+    return st;
+  if ((st = dem_h5_snapshot_open(r->output, -1, &snap, &info)))
     return dem_refail(DEM_ERR_USAGE, "--restart: %s", dem_last_error());
   st = compatible(r, snap, &info);
+  if (!st)
+    st = same_physics(r);
   for (const struct dem_field *f = dem_fields; f->name && !st; f++)
     if ((f->item == DEM_ITEM_BODIES || f->item == DEM_ITEM_SPHERES) &&
         (f->flags & (DEM_FIELD_RESTART | DEM_FIELD_CHECK)))
       st = restore_field(r, snap, &info, f);
   if (!st)
     st = rebuild_lists(sim);
+  if (!st)
+    st = check_walls(r, &info);
   if (!st)
     st = restore_contacts(r, snap, DEM_ITEM_PAIRS);
   if (!st)

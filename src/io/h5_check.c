@@ -1,0 +1,195 @@
+/* Checking a dem output file before a restart appends to it: it must read
+ * back whole, so that a damaged file is refused rather than extended. */
+#include "io/h5io.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#include "io/h5_util.h"
+
+struct walk {
+  const char *path;
+  hsize_t file_size;
+  long last; /* index of the last snapshot */
+  struct dem_h5_file_check *out;
+  char bad[600]; /* what is damaged ("" while all reads) */
+};
+
+/* Reads a dataset's or attribute's whole value in its native type (and
+ * gives back what HDF5 allocated for variable-length data). */
+static herr_t read_value(hid_t obj, int is_attr) {
+  hid_t ftype = is_attr ? H5Aget_type(obj) : H5Dget_type(obj);
+  hid_t space = is_attr ? H5Aget_space(obj) : H5Dget_space(obj);
+  hid_t mtype = ftype >= 0 ? H5Tget_native_type(ftype, H5T_DIR_DEFAULT) : -1;
+  hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  size_t size = mtype >= 0 ? H5Tget_size(mtype) : 0;
+  herr_t rc = -1;
+  if (n >= 0 && size > 0) {
+    void *buf = calloc(n ? (size_t)n : 1, size);
+    if (buf) {
+      rc = is_attr ? H5Aread(obj, mtype, buf)
+                   : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+      if (rc >= 0 && (H5Tdetect_class(mtype, H5T_VLEN) > 0 ||
+                      H5Tis_variable_str(mtype) > 0))
+        H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
+      free(buf);
+    }
+  }
+  if (mtype >= 0)
+    H5Tclose(mtype);
+  if (space >= 0)
+    H5Sclose(space);
+  if (ftype >= 0)
+    H5Tclose(ftype);
+  return rc;
+}
+
+static herr_t check_attr(hid_t loc, const char *name, const H5A_info_t *info,
+                         void *data) {
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  herr_t rc = a >= 0 ? read_value(a, 1) : -1;
+  (void)info;
+  (void)data;
+  if (a >= 0)
+    H5Aclose(a);
+  return rc;
+}
+
+/* The snapshot index of "snapshots/NNNNNN[/...]", or -1. */
+static long snapshot_of(const char *name) {
+  char *end;
+  if (strncmp(name, "snapshots/", 10) != 0)
+    return -1;
+  long i = strtol(name + 10, &end, 10);
+  return end == name + 16 && (*end == '\0' || *end == '/') ? i : -1;
+}
+
+/* Whether a contiguous dataset's data lies inside the file. */
+static int inside(hid_t ds, hsize_t file_size) {
+  haddr_t at = H5Dget_offset(ds);
+  if (at == HADDR_UNDEF) /* chunked, compact or not written: read instead */
+    return 1;
+  return at + H5Dget_storage_size(ds) <= file_size;
+}
+
+/* A snapshot group's step and time, kept by index. */
+static herr_t note_snapshot(struct walk *w, hid_t g, long index) {
+  struct dem_h5_file_check *c = w->out;
+  hid_t a;
+  herr_t rc = -1;
+  if (index < 0 || (size_t)index >= c->n_snapshots)
+    return -1;
+  if ((a = H5Aopen(g, "step", H5P_DEFAULT)) >= 0) {
+    rc = H5Aread(a, H5T_NATIVE_LONG, &c->step[index]);
+    H5Aclose(a);
+  }
+  if (rc >= 0 && (a = H5Aopen(g, "time", H5P_DEFAULT)) >= 0) {
+    rc = H5Aread(a, H5T_NATIVE_DOUBLE, &c->time[index]);
+    H5Aclose(a);
+  } else {
+    rc = -1;
+  }
+  return rc;
+}
+
+/* Every object: its attributes read; a dataset's data read, except the
+ * energy series (read by dem_h5_read_energy, which knows what a killed
+ * run leaves at its end) and older snapshots' data, of which only the
+ * place in the file is checked (restart reads the last one; raw data
+ * carries no checksum to check anyway). */
+static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
+                    void *data) {
+  struct walk *w = data;
+  long snap = snapshot_of(name);
+  hid_t obj = H5Oopen(file, name, H5P_DEFAULT);
+  herr_t rc = obj < 0 ? -1 : 0;
+  if (rc >= 0)
+    rc = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, check_attr, NULL);
+  if (rc >= 0 && info->type == H5O_TYPE_GROUP && snap >= 0 &&
+      strlen(name) == 16)
+    rc = note_snapshot(w, obj, snap);
+  if (rc >= 0 && info->type == H5O_TYPE_DATASET) {
+    if (strncmp(name, "energy/", 7) == 0)
+      ;
+    else if (snap >= 0 && snap != w->last)
+      rc = inside(obj, w->file_size) ? 0 : -1;
+    else
+      rc = read_value(obj, 0);
+  }
+  if (obj >= 0)
+    H5Oclose(obj);
+  if (rc < 0)
+    snprintf(w->bad, sizeof w->bad, "/%s cannot be read", name);
+  return rc < 0 ? -1 : 0;
+}
+
+/* The snapshot names: NNNNNN, from 000000 without gaps. */
+static dem_status list_snapshots(struct walk *w, hid_t file) {
+  H5G_info_t gi;
+  hid_t g = H5Gopen2(file, "snapshots", H5P_DEFAULT);
+  dem_status st = DEM_OK;
+  if (g < 0 || H5Gget_info(g, &gi) < 0) {
+    if (g >= 0)
+      H5Gclose(g);
+    return dem_h5u_fail(w->path, "cannot list /snapshots");
+  }
+  struct dem_h5_file_check *c = w->out;
+  c->n_snapshots = (size_t)gi.nlinks;
+  c->step = calloc(c->n_snapshots + 1, sizeof *c->step);
+  c->time = calloc(c->n_snapshots + 1, sizeof *c->time);
+  if (!c->step || !c->time)
+    st = dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
+  for (hsize_t i = 0; !st && i < gi.nlinks; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "%06zu", (size_t)i);
+    if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
+      st = dem_fail(DEM_ERR_IO,
+                    "%s: snapshots are not numbered 000000 to %06zu without "
+                    "gaps (no %s)",
+                    w->path, (size_t)gi.nlinks - 1, name);
+  }
+  w->last = (long)gi.nlinks - 1;
+  H5Gclose(g);
+  return st;
+}
+
+void dem_h5_file_check_free(struct dem_h5_file_check *c) {
+  free(c->step);
+  free(c->time);
+  memset(c, 0, sizeof *c);
+}
+
+dem_status dem_h5_check_file(const char *path, struct dem_h5_file_check *out) {
+  struct walk w = {.path = path, .out = out};
+  struct stat sb;
+  hid_t fapl, file;
+  dem_status st;
+  memset(out, 0, sizeof *out);
+  dem_h5u_quiet();
+  if (stat(path, &sb) != 0)
+    return dem_fail(DEM_ERR_IO, "%s: %s", path, strerror(errno));
+  w.file_size = (hsize_t)sb.st_size;
+  if ((fapl = dem_h5u_read_fapl()) < 0)
+    return dem_h5u_fail(path, "cannot set up file access");
+  file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  if (file < 0)
+    return dem_h5u_fail(path, "cannot open as HDF5");
+  if (H5Aexists(file, "dem_version") <= 0)
+    st = dem_fail(DEM_ERR_IO,
+                  "%s: not a dem output file (no dem_version attribute)", path);
+  else if (!(st = list_snapshots(&w, file)) &&
+           H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_INC, visit, &w,
+                     H5O_INFO_BASIC) < 0)
+    st = w.bad[0] ? dem_h5u_fail(path, w.bad)
+                  : dem_h5u_fail(path, "cannot walk its objects");
+  H5Fclose(file);
+  if (st)
+    dem_h5_file_check_free(out);
+  return st;
+}
