@@ -77,6 +77,19 @@ static int inside(hid_t ds, hsize_t file_size) {
   return at + H5Dget_storage_size(ds) <= file_size;
 }
 
+/* Whether an energy column is what the writer appends to: 1-D, with no
+ * limit on its length. */
+static int extendible(hid_t ds) {
+  hsize_t dims = 0, maxdims = 0;
+  hid_t sp = H5Dget_space(ds);
+  int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+           H5Sget_simple_extent_dims(sp, &dims, &maxdims) == 1 &&
+           maxdims == H5S_UNLIMITED;
+  if (sp >= 0)
+    H5Sclose(sp);
+  return ok;
+}
+
 /* A snapshot group's step and time, kept by index. */
 static herr_t note_snapshot(struct walk *w, hid_t g, long index) {
   struct dem_h5_file_check *c = w->out;
@@ -115,7 +128,7 @@ static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
     rc = note_snapshot(w, obj, snap);
   if (rc >= 0 && info->type == H5O_TYPE_DATASET) {
     if (strncmp(name, "energy/", 7) == 0)
-      ;
+      rc = extendible(obj) ? 0 : -1;
     else if (snap >= 0 && snap != w->last)
       rc = inside(obj, w->file_size) ? 0 : -1;
     else
