@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -21,7 +20,10 @@
 #define DEM_VERSION_STRING "unknown"
 #endif
 
-enum { ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS, ENERGY_CHUNK = 1024 };
+enum {
+  ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS,
+  ENERGY_CHUNK = DEM_H5W_ENERGY_CHUNK
+};
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -492,62 +494,6 @@ static herr_t rewrite_header(hid_t file, const struct dem_h5_run_info *info) {
   return 0;
 }
 
-/* H5Ovisit callback: adds the bytes each dataset stores. */
-static herr_t add_storage(hid_t g, const char *name, const H5O_info_t *info,
-                          void *data) {
-  if (info->type == H5O_TYPE_DATASET) {
-    hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
-    if (ds < 0)
-      return -1;
-    *(hsize_t *)data += H5Dget_storage_size(ds);
-    H5Dclose(ds);
-  }
-  return 0;
-}
-
-/* A restart first rewrites the run header in place, which a full disk
- * would leave half done (the old /config and attributes gone, the new
- * ones not written): it starts only with room for the header, a block of
- * energy rows and two snapshots like the last one. Another process can
- * still fill the disk in the meantime; a snapshot that does not fit
- * later fails before it is linked, leaving the file as it was. */
-static dem_status check_free_space(struct dem_h5_writer *w,
-                                   const struct dem_h5_run_info *info) {
-  hsize_t snapshot = 0;
-  struct statvfs fs;
-  char name[32], *dir;
-  if (w->n_snapshots) {
-    snprintf(name, sizeof name, "%06zu", w->n_snapshots - 1);
-    hid_t g = H5Gopen2(w->snapshots, name, H5P_DEFAULT);
-    herr_t rc = g < 0 ? -1
-                      : H5Ovisit2(g, H5_INDEX_NAME, H5_ITER_NATIVE, add_storage,
-                                  &snapshot, H5O_INFO_BASIC);
-    if (g >= 0)
-      H5Gclose(g);
-    if (rc < 0)
-      return dem_h5u_fail(w->path, "cannot read the last snapshot");
-  }
-  unsigned long long need =
-      2ull * (info->config_text ? strlen(info->config_text) : 0) + 65536ull +
-      (unsigned long long)ENERGY_COLUMNS * ENERGY_CHUNK * 8 + 2ull * snapshot;
-  if (!(dir = dir_name(w->path)))
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
-  int rc = statvfs(dir, &fs);
-  free(dir);
-  if (rc != 0) /* no figure to go by: the writes will tell */
-    return DEM_OK;
-  unsigned long long avail =
-      (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_frsize;
-  if (avail < need)
-    return dem_fail(DEM_ERR_IO,
-                    "%s: no room to continue the run: %llu bytes free on its "
-                    "file system, a restart needs %llu (the run header, a "
-                    "block of energy rows and two snapshots); free some "
-                    "space and restart again (the file was left as it was)",
-                    w->path, avail, need);
-  return DEM_OK;
-}
-
 dem_status dem_h5_open_append(const char *path, long last_step,
                               const struct dem_h5_run_info *info,
                               struct dem_h5_writer **out) {
@@ -599,7 +545,7 @@ dem_status dem_h5_open_append(const char *path, long last_step,
     goto fail;
   }
   if ((st = dem_h5w_load_frames(w)) != DEM_OK ||
-      (st = check_free_space(w, info)) || (st = open_energy(w, last_step)))
+      (st = dem_h5w_check_room(w, info)) || (st = open_energy(w, last_step)))
     goto fail;
   if (rewrite_header(w->file, info) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
