@@ -251,6 +251,16 @@ for args in "conf.yaml -o conf.yaml" "conf.yaml -o link.h5" \
   expect 2 "dem run $args --force" "is the configuration file"
 done
 unchanged conf.yaml "$sum" "-o the config"
+# A symbolic link to nothing: "exists" without --force (it was exit 1);
+# --force replaces the link, never creating its target.
+ln -s nowhere dangling.h5
+"$DEM" run rods.yaml -q -o dangling.h5 2> err
+rc=$?
+expect 2 "-o a dangling symbolic link" "output file 'dangling.h5' exists"
+"$DEM" run rods.yaml -q -o dangling.h5 --force 2> err
+rc=$?
+expect 0 "-o a dangling symbolic link with --force"
+if [ -e nowhere ]; then bad "-o a dangling link: its target was created"; else ok; fi
 mkfifo fifo.h5
 "$DEM" run rods.yaml -q -o fifo.h5 --force 2> err
 rc=$?

@@ -252,8 +252,13 @@ static dem_status check_output(struct dem_run *r, const char *path) {
   char *xmf = dem_h5_sidecar_path(path);
   if (!xmf)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  struct stat lsb;
   int exists = stat(path, &sb) == 0, err = errno;
   int xmf_exists = stat(xmf, &xsb) == 0;
+  /* A symbolic link to nothing is there too: it would block the exclusive
+   * creation, and --force replaces the link (never its target). */
+  int present = exists || lstat(path, &lsb) == 0;
+  int xmf_present = xmf_exists || lstat(xmf, &lsb) == 0;
   if (exists && S_ISDIR(sb.st_mode))
     st = output_fail(r, "output file '%s' is a directory", path);
   else if (opt->restart && !exists)
@@ -267,17 +272,17 @@ static dem_status check_output(struct dem_run *r, const char *path) {
   else if (opt->restart) {
     if (access(path, R_OK | W_OK) != 0)
       st = dem_fail(DEM_ERR_USAGE, "--restart '%s': %s", path, strerror(errno));
-  } else if ((exists || xmf_exists) && opt->check_only)
+  } else if ((present || xmf_present) && opt->check_only)
     fprintf(stderr,
             "  note: output file '%s' exists (dem run will need "
             "--force to overwrite it)\n",
-            exists ? path : xmf);
-  else if (exists && !opt->force)
+            present ? path : xmf);
+  else if (present && !opt->force)
     st = output_fail(r,
                      "output file '%s' exists (use --force to overwrite "
                      "it, or -o another name)",
                      path);
-  else if (xmf_exists && !opt->force)
+  else if (xmf_present && !opt->force)
     st = output_fail(r,
                      "output file '%s': its sidecar '%s' exists (use "
                      "--force to overwrite both, or -o another name)",
