@@ -20,8 +20,27 @@ struct walk {
   hsize_t file_size;
   long last; /* index of the last snapshot */
   struct dem_h5_file_check *out;
-  char bad[600]; /* what is damaged ("" while all reads) */
+  char bad[600];   /* what is damaged ("" while all reads) */
+  const char *own; /* set when dem's own check failed, not an HDF5 call */
 };
+
+/* Whether a stored type is one of those dem writes (strings, and little-
+ * endian integers and IEEE floats): a damaged type description can still
+ * convert in the C library yet not be readable elsewhere (h5py). */
+static int standard_type(hid_t t) {
+  const hid_t known[] = {H5T_IEEE_F64LE, H5T_IEEE_F32LE, H5T_STD_I64LE,
+                         H5T_STD_I32LE,  H5T_STD_I16LE,  H5T_STD_I8LE,
+                         H5T_STD_U64LE,  H5T_STD_U32LE,  H5T_STD_U16LE,
+                         H5T_STD_U8LE};
+  if (t < 0)
+    return 0;
+  if (H5Tget_class(t) == H5T_STRING)
+    return 1;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (H5Tequal(t, known[i]) > 0)
+      return 1;
+  return 0;
+}
 
 /* Reads a dataset's or attribute's whole value in its native type (and
  * gives back what HDF5 allocated for variable-length data). */
@@ -32,7 +51,7 @@ static herr_t read_value(hid_t obj, int is_attr) {
   hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
   size_t size = mtype >= 0 ? H5Tget_size(mtype) : 0;
   herr_t rc = -1;
-  if (n >= 0 && size > 0) {
+  if (n >= 0 && size > 0 && standard_type(ftype)) {
     void *buf = calloc(n ? (size_t)n : 1, size);
     if (buf) {
       rc = is_attr ? H5Aread(obj, mtype, buf)
@@ -72,12 +91,21 @@ static long snapshot_of(const char *name) {
   return end == name + 16 && (*end == '\0' || *end == '/') ? i : -1;
 }
 
-/* Whether a contiguous dataset's data lies inside the file. */
+/* Whether a contiguous dataset's data lies inside the file and has the
+ * size its shape and type say. */
 static int inside(hid_t ds, hsize_t file_size) {
   haddr_t at = H5Dget_offset(ds);
   if (at == HADDR_UNDEF) /* chunked, compact or not written: read instead */
-    return 1;
-  return at + H5Dget_storage_size(ds) <= file_size;
+    return read_value(ds, 0) >= 0;
+  hsize_t stored = H5Dget_storage_size(ds);
+  hid_t space = H5Dget_space(ds), type = H5Dget_type(ds);
+  hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  size_t size = type >= 0 ? H5Tget_size(type) : 0;
+  if (space >= 0)
+    H5Sclose(space);
+  if (type >= 0)
+    H5Tclose(type);
+  return n >= 0 && (hsize_t)n * size == stored && at + stored <= file_size;
 }
 
 /* Whether an energy column is what the writer appends to: 1-D, with no
@@ -113,7 +141,9 @@ static herr_t note_snapshot(struct walk *w, hid_t g, long index) {
   return rc;
 }
 
-/* Every object: its attributes read; a dataset's data read, except the
+/* Every object (visited with all its information, which walks its chunk
+ * index and attribute storage): its attributes read; a dataset's data
+ * read, except the
  * energy series (read by dem_h5_read_energy, which knows what a killed
  * run leaves at its end) and older snapshots' data, of which only the
  * place in the file is checked (restart reads the last one; raw data
@@ -122,26 +152,37 @@ static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
                     void *data) {
   struct walk *w = data;
   long snap = snapshot_of(name);
+  const char *why = NULL; /* what is wrong; HDF5's reason is added */
   hid_t obj = H5Oopen(file, name, H5P_DEFAULT);
-  herr_t rc = obj < 0 ? -1 : 0;
-  if (rc >= 0)
-    rc = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, check_attr, NULL);
-  if (rc >= 0 && info->type == H5O_TYPE_GROUP && snap >= 0 &&
-      strlen(name) == 16)
-    rc = note_snapshot(w, obj, snap);
-  if (rc >= 0 && info->type == H5O_TYPE_DATASET) {
-    if (strncmp(name, "energy/", 7) == 0)
-      rc = extendible(obj) ? 0 : -1;
-    else if (snap >= 0 && snap != w->last)
-      rc = inside(obj, w->file_size) ? 0 : -1;
-    else
-      rc = read_value(obj, 0);
+  if (obj < 0)
+    why = "cannot be opened";
+  else if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, check_attr,
+                       NULL) < 0)
+    why = "has an attribute that cannot be read";
+  else if (info->type == H5O_TYPE_GROUP && snap >= 0 && strlen(name) == 16 &&
+           note_snapshot(w, obj, snap) < 0)
+    why = "lacks its step or time";
+  else if (info->type == H5O_TYPE_DATASET) {
+    hid_t t = H5Dget_type(obj);
+    int known = standard_type(t);
+    if (t >= 0)
+      H5Tclose(t);
+    if (!known)
+      w->own = why = "has a type dem does not write";
+    else if (strncmp(name, "energy/", 7) == 0 && !extendible(obj))
+      w->own = why = "is not an extendible 1-D dataset";
+    else if (snap >= 0 && snap != w->last && !inside(obj, w->file_size))
+      w->own = why = "has data outside the file or of another size than "
+                     "its shape";
+    else if ((snap < 0 || snap == w->last) &&
+             strncmp(name, "energy/", 7) != 0 && read_value(obj, 0) < 0)
+      why = "cannot be read";
   }
   if (obj >= 0)
     H5Oclose(obj);
-  if (rc < 0)
-    snprintf(w->bad, sizeof w->bad, "/%s cannot be read", name);
-  return rc < 0 ? -1 : 0;
+  if (why)
+    snprintf(w->bad, sizeof w->bad, "/%s %s", name, why);
+  return why ? -1 : 0;
 }
 
 /* The snapshot names: NNNNNN, from 000000 without gaps. */
@@ -201,9 +242,10 @@ dem_status dem_h5_check_file(const char *path, struct dem_h5_file_check *out) {
                   "%s: not a dem output file (no dem_version attribute)", path);
   else if (!(st = list_snapshots(&w, file)) &&
            H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_INC, visit, &w,
-                     H5O_INFO_BASIC) < 0)
-    st = w.bad[0] ? dem_h5u_fail(path, w.bad)
-                  : dem_h5u_fail(path, "cannot walk its objects");
+                     H5O_INFO_ALL) < 0)
+    st = w.own      ? dem_fail(DEM_ERR_IO, "%s: %s", path, w.bad)
+         : w.bad[0] ? dem_h5u_fail(path, w.bad)
+                    : dem_h5u_fail(path, "cannot walk its objects");
   H5Fclose(file);
   if (st)
     dem_h5_file_check_free(out);

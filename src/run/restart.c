@@ -1,11 +1,14 @@
 /* Restart: the state of a run's last snapshot, field by field from the
  * field table, the neighbour lists rebuilt as they were, and each
  * contact's history. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "run/run.h"
 #include "sim/contacts.h"
@@ -261,12 +264,12 @@ static dem_status check_history(const struct dem_run *r) {
     last = (struct dem_h5_snapshot_info){(long)c.n_snapshots - 1,
                                          c.step[c.n_snapshots - 1],
                                          c.time[c.n_snapshots - 1]};
-  dem_h5_file_check_free(&c);
-  if (st)
-    return st;
-  if ((st = dem_h5_read_energy(path, &e)))
-    return dem_refail(DEM_ERR_USAGE, "--restart: the file is damaged: %s",
-                      dem_error_current()->message);
+  if (st || (st = dem_h5_read_energy(path, &e))) {
+    dem_h5_file_check_free(&c);
+    return st ? st
+              : dem_refail(DEM_ERR_USAGE, "--restart: the file is damaged: %s",
+                           dem_error_current()->message);
+  }
   for (size_t i = 0; !st && i < e.n; i++) {
     int finite = 1;
 #define DEM_CHECK_FINITE(name, unit, since, doc) finite &= isfinite(e.name[i]);
@@ -285,8 +288,79 @@ static dem_status check_history(const struct dem_run *r) {
                              "be step x time step)"
                            : "holds a value that is not finite");
   }
+  /* Every snapshot was written with the energy row of its step: rows that
+   * do not read (the reader takes them for what a killed run left) must
+   * not be dropped as such. */
+  for (size_t i = 0, k = 0; !st && i < c.n_snapshots; i++) {
+    while (k < e.n && e.step[k] < c.step[i])
+      k++;
+    if (k == e.n || e.step[k] != c.step[i])
+      st = dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: the energy series "
+                    "(%zu rows) has no row at step %ld, the step of snapshot "
+                    "%06zu",
+                    path, e.n, c.step[i], i);
+  }
+  dem_h5_file_check_free(&c);
   dem_energy_series_free(&e);
   return st;
+}
+
+/* HDF5 1.10 can crash on a damaged file (a global heap object longer
+ * than its collection: SIGSEGV in H5HG_read). check_history runs in a
+ * child process, which reports its status and message through a pipe, so
+ * that such a file is refused rather than taking the run down; what the
+ * run reads afterwards, the child has read. */
+static dem_status check_history_apart(const struct dem_run *r) {
+  int fd[2];
+  fflush(NULL);
+  if (pipe(fd) != 0)
+    return check_history(r);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return check_history(r);
+  }
+  if (pid == 0) { /* the child: check, report, end without exit handlers */
+    close(fd[0]);
+    dem_status st = check_history(r);
+    const char *msg = st ? dem_error_current()->message : "";
+    if (write(fd[1], &st, sizeof st) == (ssize_t)sizeof st)
+      while (*msg) {
+        ssize_t n = write(fd[1], msg, strlen(msg));
+        if (n <= 0)
+          break;
+        msg += n;
+      }
+    _exit(0);
+  }
+  close(fd[1]);
+  char buf[sizeof(dem_status) + 2048];
+  size_t got = 0;
+  ssize_t n;
+  while (got < sizeof buf - 1 &&
+         (n = read(fd[0], buf + got, sizeof buf - 1 - got)) != 0) {
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  dem_status st;
+  if (got < sizeof st || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: reading it "
+                    "crashed the HDF5 library%s",
+                    r->output,
+                    WIFSIGNALED(status) ? " (it died of a signal)" : "");
+  memcpy(&st, buf, sizeof st);
+  buf[got] = '\0';
+  return st ? dem_fail(st, "%s", buf + sizeof st) : DEM_OK;
 }
 
 /* The config must describe the run in the file: only what changes no
@@ -340,7 +414,7 @@ dem_status dem_run_restart(struct dem_run *r) {
   struct dem_sim *sim = &r->sim;
   struct dem_h5_snapshot *snap;
   struct dem_h5_snapshot_info info;
-  dem_status st = check_history(r);
+  dem_status st = check_history_apart(r);
   if (st)
     return st;
   if ((st = dem_h5_snapshot_open(r->output, -1, &snap, &info)))
