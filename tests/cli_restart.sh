@@ -189,7 +189,7 @@ done
 # 2. A pile under gravity (many lasting contacts), restarted twice.
 sed 's/seed: 3}/seed: 3, gravity: [0, 0, -9.81]}/; s/end_time: 0.04/end_time: 0.3/; s/speed: 2.0, angular_speed: 20/speed: 0.5, angular_speed: 5/' \
   rods.yaml > pile.yaml
-rm -f full.h5 part.h5
+rm -f full.h5 part.h5 full.xmf part.xmf
 "$DEM" run pile.yaml -q -o full.h5 2> err
 rc=$?
 expect_rc 0 "pile: full run"
@@ -224,7 +224,7 @@ domain: {box: {min: [0, 0, 0], max: [0.25, 0.25, 0.25]}, wall_material: glass}
 contact: {skin: 0.003, sort_bodies: on}
 output: {snapshot_interval: 0.01, energy_interval: 0.0005}
 EOF2
-rm -f full.h5 part.h5
+rm -f full.h5 part.h5 full.xmf part.xmf
 "$DEM" run clumps.yaml -q -o full.h5 2> err
 rc=$?
 expect_rc 0 "clumps: full run"
@@ -240,7 +240,7 @@ same full.h5 part.h5 "clumps: 2N vs N + N"
 sed "s/end_time: 0.3/end_time: $long_end/; s/snapshot_interval: 0.01/snapshot_interval: 0.002/" \
   pile.yaml > long.yaml
 n_long=$(awk -v t=$long_end 'BEGIN { printf "%d", t / 2e-5 + 0.5 }')
-rm -f full.h5
+rm -f full.h5 full.xmf
 "$DEM" run long.yaml -q -o full.h5 2> err
 rc=$?
 expect_rc 0 "long: full run"
@@ -326,7 +326,7 @@ for sig in $signals; do
 done
 
 # 5. A restart that cannot continue fails before touching the file.
-rm -f part.h5
+rm -f part.h5 part.xmf
 "$DEM" run rods.yaml -q -o part.h5 --set simulation.end_time=0.01 2> err
 sum=$(md5sum < part.h5)
 check_refused() { # check_refused TEXT ARGS...: exit 2, TEXT in the message
@@ -367,7 +367,7 @@ domain: {box: {min: [0, 0, 0], max: [0.8, 0.8, 0.8]}, wall_material: glass}
 contact: {skin: 0.004}
 output: {snapshot_interval: 0.002, energy_interval: 0.0005}
 EOF
-rm -f t1.h5 t2.h5
+rm -f t1.h5 t2.h5 t1.xmf t2.xmf
 "$DEM" run many.yaml -q -o t1.h5 --threads 1 2> err
 rc=$?
 expect_rc 0 "many: 1 thread"
@@ -379,7 +379,7 @@ same t1.h5 t2.h5 "1 vs 2 threads"
 # 7. Bodies put in spatial order now and then (contact.sort_bodies) change
 #    no number: the same run with and without, on 1 and 2 threads. The
 #    sorted run must really have sorted (its closing line says how often).
-rm -f s1.h5 s2.h5
+rm -f s1.h5 s2.h5 s1.xmf s2.xmf
 "$DEM" run many.yaml -o s1.h5 --threads 2 --set contact.sort_bodies=on 2> err
 rc=$?
 expect_rc 0 "many: sorted"

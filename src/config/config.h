@@ -48,6 +48,17 @@ char *dem_config_emit(const struct dem_config *cfg);
 /* Emits one subtree (used to store a scheme or a shape). Caller frees. */
 char *dem_node_emit(const struct dem_node *node);
 
+/* Whether two trees hold different values: mappings compare by key (in
+ * any order), sequences item by item, scalars by text or, when both are
+ * numbers, by value ("1.0e9" = "1e9"). Dotted paths in `skip` (NULL-
+ * terminated, e.g. "simulation.end_time", "output") are not compared.
+ * Returns 0 when they hold the same; else 1, the dotted path of the first
+ * difference in `where` ("materials.glass.young_modulus", "particles[0]
+ * .body.velocity[1]") and the nodes there (NULL on a side without it). */
+int dem_node_differ(const struct dem_node *a, const struct dem_node *b,
+                    const char *const *skip, char *where, size_t size,
+                    const struct dem_node **at_a, const struct dem_node **at_b);
+
 /* Navigation. Mapping keys keep file order. All accept NULL (kind SCALAR,
  * line/col 0, file "", size 0, NULL results). */
 enum dem_node_kind dem_node_kind(const struct dem_node *n);

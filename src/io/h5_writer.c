@@ -1,4 +1,5 @@
 /* HDF5 writer: run header, energy series and snapshots, flushed after each. */
+#define _DEFAULT_SOURCE /* on_exit (glibc) */
 #include "io/h5io.h"
 
 #include <errno.h>
@@ -13,12 +14,16 @@
 #include <hdf5.h>
 
 #include "io/h5_writer.h"
+#include "io/temp_file.h"
 
 #ifndef DEM_VERSION_STRING
 #define DEM_VERSION_STRING "unknown"
 #endif
 
-enum { ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS, ENERGY_CHUNK = 1024 };
+enum {
+  ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS,
+  ENERGY_CHUNK = DEM_H5W_ENERGY_CHUNK
+};
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -197,6 +202,29 @@ static herr_t write_header(struct dem_h5_writer *w,
   return H5Fflush(w->file, H5F_SCOPE_GLOBAL);
 }
 
+/* HDF5 1.10 keeps the identifier of a file whose close failed (its last
+ * flush hit a full disk) but frees what it refers to, and its clean-up at
+ * exit closes it again and crashes (SIGSEGV in H5F__close_cb). After such
+ * a failure the process skips that clean-up: a handler registered after
+ * HDF5's runs before it, flushes stdio and ends the process with the
+ * status it was given. */
+#ifdef __GLIBC__
+static void exit_before_hdf5(int status, void *arg) {
+  (void)arg;
+  fflush(NULL);
+  _exit(status);
+}
+#endif
+static void skip_hdf5_cleanup(void) {
+  static int registered;
+  if (registered)
+    return;
+  registered = 1;
+#ifdef __GLIBC__
+  on_exit(exit_before_hdf5, NULL);
+#endif
+}
+
 /* Closes every HDF5 handle of w (ignoring errors unless it is the file)
  * and frees it. Returns the H5Fclose result. */
 static herr_t writer_free(struct dem_h5_writer *w) {
@@ -206,8 +234,8 @@ static herr_t writer_free(struct dem_h5_writer *w) {
       H5Dclose(w->energy[c]);
   if (w->snapshots >= 0)
     H5Gclose(w->snapshots);
-  if (w->file >= 0)
-    rc = H5Fclose(w->file);
+  if (w->file >= 0 && (rc = H5Fclose(w->file)) < 0)
+    skip_hdf5_cleanup();
   free(w->path);
   free(w->xmf_path);
   dem_xdmf_text_free(&w->xdmf);
@@ -215,42 +243,46 @@ static herr_t writer_free(struct dem_h5_writer *w) {
   return rc;
 }
 
-/* Reserves a fresh hidden name beside path ("DIR/.NAME.PID.K.tmp") by
- * creating it, so the directory's own error (permissions, missing) is
- * reported with the operating system's words. */
+/* Reserves a fresh hidden name beside path ("DIR/.NAME.XXXXXX") by
+ * creating it exclusively, so the directory's own error (permissions,
+ * missing) is reported with the operating system's words. */
 static dem_status make_temp(const char *path, char **out) {
+  int fd = dem_temp_create(path, out);
+  if (fd >= 0) {
+    close(fd);
+    return DEM_OK;
+  }
+  int err = errno;
+  if (err == ENOMEM)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
   char *dir = dir_name(path);
-  size_t size = strlen(path) + 64;
-  char *tmp = malloc(size);
-  dem_status st = DEM_OK;
-  if (!dir || !tmp) {
-    st = dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);
-    goto done;
-  }
-  for (int k = 0;; k++) {
-    int fd;
-    snprintf(tmp, size, "%s/.%s.%ld.%d.tmp", dir, base_name(path),
-             (long)getpid(), k);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd >= 0) {
-      close(fd);
-      break;
-    }
-    if (errno != EEXIST || k == 100) {
-      st = dem_fail(DEM_ERR_IO, "%s: cannot create file in directory '%s' (%s)",
-                    path, dir, strerror(errno));
-      goto done;
-    }
-  }
-done:
+  dem_status st =
+      dem_fail(DEM_ERR_IO, "%s: cannot create file in directory '%s' (%s)",
+               path, dir ? dir : ".", strerror(err));
   free(dir);
-  if (st != DEM_OK) {
-    free(tmp);
-    tmp = NULL;
-  }
-  *out = tmp;
   return st;
 }
+
+/* Gives the complete temporary file tmp the name path only if nothing
+ * has it (link, then unlink the temporary name); on file systems without
+ * hard links, a rename after a last look. */
+static int link_new(const char *tmp, const char *path) {
+  struct stat sb;
+  if (link(tmp, path) == 0) {
+    unlink(tmp); /* a stray second name at worst */
+    return 0;
+  }
+  if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP &&
+      errno != EMLINK)
+    return -1;
+  if (lstat(path, &sb) == 0) {
+    errno = EEXIST;
+    return -1;
+  }
+  return rename(tmp, path);
+}
+
+char *dem_h5_sidecar_path(const char *path) { return dem_xdmf_path(path); }
 
 /* A writer with no file open yet, holding its path and sidecar path. */
 static dem_status writer_new(const char *path, struct dem_h5_writer **out) {
@@ -323,9 +355,16 @@ dem_status dem_h5_create(const char *path, int force,
     st = dem_h5u_fail(path, "cannot write the run header");
     goto fail;
   }
-  /* The open file follows the rename; HDF5 only uses its descriptor. */
-  if (rename(tmp, path) != 0) {
-    st = dem_fail(DEM_ERR_IO, "%s: cannot create (%s)", path, strerror(errno));
+  /* The open file follows the rename or link; HDF5 only uses its
+   * descriptor. Without force the name is taken exclusively (link fails
+   * if anything appeared there since the check), so another process's
+   * new file is never replaced. */
+  if (force ? rename(tmp, path) != 0 : link_new(tmp, path) != 0) {
+    st = errno == EEXIST
+             ? dem_fail(DEM_ERR_IO, "%s: exists (use --force to overwrite)",
+                        path)
+             : dem_fail(DEM_ERR_IO, "%s: cannot create (%s)", path,
+                        strerror(errno));
     goto fail;
   }
   free(tmp);
@@ -522,7 +561,7 @@ dem_status dem_h5_open_append(const char *path, long last_step,
     goto fail;
   }
   if ((st = dem_h5w_load_frames(w)) != DEM_OK ||
-      (st = open_energy(w, last_step)))
+      (st = dem_h5w_check_room(w, info)) || (st = open_energy(w, last_step)))
     goto fail;
   if (rewrite_header(w->file, info) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {

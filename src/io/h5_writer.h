@@ -11,7 +11,7 @@
 #include "io/h5io.h"
 #include "io/xdmf.h"
 
-enum { DEM_H5W_ENERGY_COLUMNS = DEM_H5U_ENERGY_N };
+enum { DEM_H5W_ENERGY_COLUMNS = DEM_H5U_ENERGY_N, DEM_H5W_ENERGY_CHUNK = 1024 };
 
 struct dem_h5_writer {
   hid_t file, snapshots;
@@ -24,6 +24,12 @@ struct dem_h5_writer {
   const struct dem_xdmf_attribute *xdmf_attrs; /* the run's, not owned */
   size_t n_xdmf;
 };
+
+/* Fails (DEM_ERR_IO) unless the file system of w's file has room for what
+ * a restart writes first: the run header of info, a block of energy rows
+ * and two snapshots like the file's last (io/h5_check.c). */
+dem_status dem_h5w_check_room(struct dem_h5_writer *w,
+                              const struct dem_h5_run_info *info);
 
 /* Rebuilds the sidecar's frame list from the file's snapshots (to append
  * to a run). */

@@ -70,6 +70,11 @@ dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);
 
+/* The XDMF sidecar's path for an output path (PATH with a final .h5
+ * replaced by .xmf, else PATH.xmf). Caller frees; NULL when out of
+ * memory. */
+char *dem_h5_sidecar_path(const char *path);
+
 /* The energy series: a step column, then these (X(name, unit, since,
  * description)), one dataset each under /energy. `since` is the version
  * that added the column: a file of an older dem reads as zeros there. A
@@ -213,6 +218,22 @@ void dem_h5_snapshot_close(struct dem_h5_snapshot *s);
 /* Number of snapshots in the file (the highest index + 1 when they are
  * numbered without gaps, as the writer does). */
 dem_status dem_h5_snapshot_count(const char *path, size_t *n);
+
+/* Reads a dem output file through, read-only, as a restart must before
+ * it appends to it: the metadata and attributes of every object, the data
+ * of every dataset but the energy series (read with dem_h5_read_energy,
+ * which knows what a killed run leaves at its end) and the older
+ * snapshots' (of which only the place in the file is checked), and
+ * snapshots numbered 000000.. without gaps, whose steps and times it
+ * returns by index. Fails with DEM_ERR_IO and "PATH: /OBJECT cannot be
+ * read (REASON)". Free with dem_h5_file_check_free. */
+struct dem_h5_file_check {
+  size_t n_snapshots;
+  long *step;
+  double *time;
+};
+dem_status dem_h5_check_file(const char *path, struct dem_h5_file_check *out);
+void dem_h5_file_check_free(struct dem_h5_file_check *c);
 
 /* The /config text and root attributes of an output file (malloc'ed
  * strings the caller frees; pass NULL for what is not wanted). */

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "io/temp_file.h"
 
 char *dem_xdmf_path(const char *h5_path) {
   size_t len = strlen(h5_path);
@@ -203,18 +206,21 @@ void dem_xdmf_text_free(struct dem_xdmf_text *t) {
 }
 
 dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t) {
-  size_t len = strlen(xmf_path);
-  char *tmp = malloc(len + 5);
+  /* A fresh hidden name beside the sidecar, created exclusively: a file or
+   * symbolic link planted at a predictable name is never followed. */
+  char *tmp;
+  int fd = dem_temp_create(xmf_path, &tmp);
   FILE *f;
   int failed;
-  if (!tmp)
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", xmf_path);
-  memcpy(tmp, xmf_path, len);
-  memcpy(tmp + len, ".tmp", 5);
-  f = fopen(tmp, "w");
+  if (fd < 0)
+    return dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", xmf_path,
+                    strerror(errno));
+  f = fdopen(fd, "w");
   if (!f) {
-    dem_status st =
-        dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", tmp, strerror(errno));
+    dem_status st = dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", xmf_path,
+                             strerror(errno));
+    close(fd);
+    remove(tmp);
     free(tmp);
     return st;
   }
@@ -245,8 +251,8 @@ dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t) {
   if (fclose(f) != 0)
     failed = 1;
   if (failed) {
-    dem_status st =
-        dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", tmp, strerror(errno));
+    dem_status st = dem_fail(DEM_ERR_IO, "%s: cannot write (%s)", xmf_path,
+                             strerror(errno));
     remove(tmp);
     free(tmp);
     return st;

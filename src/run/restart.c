@@ -1,9 +1,14 @@
 /* Restart: the state of a run's last snapshot, field by field from the
  * field table, the neighbour lists rebuilt as they were, and each
  * contact's history. */
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "run/run.h"
 #include "sim/contacts.h"
@@ -78,6 +83,29 @@ static dem_status compatible(const struct dem_run *r,
   return DEM_OK;
 }
 
+/* A snapshot that holds the state a run stopped on (exit code 3): a
+ * restart would stop there again and append the same snapshot, so it is
+ * refused. */
+static dem_status broken(const struct dem_run *r,
+                         const struct dem_h5_snapshot_info *info,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static dem_status broken(const struct dem_run *r,
+                         const struct dem_h5_snapshot_info *info,
+                         const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return dem_fail(DEM_ERR_USAGE,
+                  "--restart '%s': its last snapshot (%06ld, step %ld) holds "
+                  "the state of a run that stopped on numerical trouble (%s): "
+                  "nothing to continue; run again from the start with a "
+                  "smaller time step",
+                  r->output, info->index, info->step, what);
+}
+
 /* Field f of bodies or spheres from the snapshot: loaded (restart state)
  * or compared with what the config set up (structure). Rows are in id
  * order, and so are the arrays of a run just set up. */
@@ -91,6 +119,8 @@ static dem_status restore_field(struct dem_run *r,
   size_t cols = width == 1 ? 0 : (size_t)width;
   size_t row_bytes = (size_t)width * dem_field_type_size(f->type);
   void *data = NULL;
+  if (width == 0) /* a field this run's contact model does not use */
+    return DEM_OK;
   if (!dem_h5_snapshot_has(snap, f->path))
     return dem_fail(DEM_ERR_USAGE,
                     "--restart '%s': snapshot %06ld lacks %s (written by an "
@@ -117,14 +147,11 @@ static dem_status restore_field(struct dem_run *r,
                       "than in the config (were the shapes, materials or "
                       "particles changed?)",
                       r->output, item_name(f->item), i, f->path);
-    } else if (f->type == DEM_FIELD_F64 && f->item == DEM_ITEM_BODIES) {
-      for (int k = 0; k < width; k++)
+    } else if (f->type == DEM_FIELD_F64) {
+      for (int k = 0; k < width && !st; k++)
         if (!isfinite(((const double *)row)[k]))
-          st = dem_fail(DEM_ERR_USAGE,
-                        "--restart '%s': body %zu of snapshot %06ld is not "
-                        "finite (%s; the run failed there): nothing to "
-                        "continue",
-                        r->output, i, info->index, f->path);
+          st = broken(r, info, "%s %zu has a non-finite %s", item_name(f->item),
+                      i, f->path);
     }
   }
   if (!st && (f->flags & DEM_FIELD_RESTART))
@@ -153,6 +180,10 @@ static dem_status restore_contacts(struct dem_run *r,
       dem_h5_snapshot_read(snap, key->path, DEM_H5_I64, &n, &two, &keys);
   if (!st && w)
     st = dem_h5_snapshot_read(snap, state->path, DEM_H5_F64, &n, &w, &states);
+  for (size_t i = 0; !st && i < n * w; i++)
+    if (!isfinite(((const double *)states)[i]))
+      st = dem_fail(DEM_ERR_USAGE, "%s row %zu is not finite", state->path,
+                    i / w);
   if (!st)
     st = dem_contacts_adopt(sim, item, keys, states, n);
   free(keys), free(states);
@@ -181,14 +212,216 @@ static dem_status rebuild_lists(struct dem_sim *sim) {
   return st;
 }
 
+/* A sphere entirely beyond a wall (it tunnelled through it: the run
+ * stopped there). */
+static dem_status check_walls(const struct dem_run *r,
+                              const struct dem_h5_snapshot_info *info) {
+  const struct dem_sim *sim = &r->sim;
+  const struct dem_spheres *s = &sim->s;
+  if (!sim->walls.enabled)
+    return DEM_OK;
+  for (size_t id = 0; id < s->n; id++) {
+    size_t i = s->index_of[id];
+    for (int k = 0; k < 3; k++) {
+      double lo = sim->walls.lo[k] - s->radius[i];
+      double hi = sim->walls.hi[k] + s->radius[i];
+      if (s->x[i][k] < lo || s->x[i][k] > hi)
+        return broken(
+            r, info, "a sphere of body %ld is beyond the wall %c = %g",
+            (long)sim->b.id[s->body[i]], "xyz"[k],
+            s -> x[i][k] < lo ? sim -> walls.lo[k] : sim->walls.hi[k]);
+    }
+  }
+  return DEM_OK;
+}
+
+/* The file reads back whole, its snapshots and energy rows go forward in
+ * steps and times that are whole steps, and its values are finite: a
+ * damaged file is refused before anything is written to it (appending
+ * would truncate its energy rows at a damaged step, or build on a file
+ * that no longer reads). */
+static dem_status check_history(const struct dem_run *r) {
+  const char *path = r->output;
+  double dt = 0; /* the file's own: the config's is compared later */
+  struct dem_h5_file_check c;
+  struct dem_energy_series e;
+  dem_status st = dem_h5_check_file(path, &c);
+  if (!st && (st = dem_h5_read_run_info(path, NULL, NULL, NULL, &dt)))
+    dem_h5_file_check_free(&c);
+  if (st)
+    return dem_refail(DEM_ERR_USAGE, "--restart: the file is damaged: %s",
+                      dem_error_current()->message);
+  for (size_t i = 0; !st && i < c.n_snapshots; i++)
+    if (c.step[i] < 0 || (i > 0 && c.step[i] <= c.step[i - 1]) ||
+        c.time[i] != (double)c.step[i] * dt)
+      st = dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: snapshot %06zu is "
+                    "at step %ld, t = %.17g s (steps must increase and t be "
+                    "step x time step)",
+                    path, i, c.step[i], c.time[i]);
+  struct dem_h5_snapshot_info last = {-1, -1, 0};
+  if (c.n_snapshots)
+    last = (struct dem_h5_snapshot_info){(long)c.n_snapshots - 1,
+                                         c.step[c.n_snapshots - 1],
+                                         c.time[c.n_snapshots - 1]};
+  if (st || (st = dem_h5_read_energy(path, &e))) {
+    dem_h5_file_check_free(&c);
+    return st ? st
+              : dem_refail(DEM_ERR_USAGE, "--restart: the file is damaged: %s",
+                           dem_error_current()->message);
+  }
+  for (size_t i = 0; !st && i < e.n; i++) {
+    int finite = 1;
+#define DEM_CHECK_FINITE(name, unit, since, doc) finite &= isfinite(e.name[i]);
+    DEM_ENERGY_COLUMNS(DEM_CHECK_FINITE)
+#undef DEM_CHECK_FINITE
+    /* A run that stopped on NaN wrote its last row at its last snapshot */
+    if (!finite && e.step[i] == last.step && i + 1 == e.n)
+      st = broken(r, &last, "its energy at step %ld is not finite", e.step[i]);
+    else if (e.step[i] < 0 || (i > 0 && e.step[i] <= e.step[i - 1]) ||
+             e.time[i] != (double)e.step[i] * dt || !finite)
+      st = dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: energy row %zu "
+                    "(step %ld, t = %.17g s) %s",
+                    path, i, e.step[i], e.time[i],
+                    finite ? "is out of order (steps must increase and t "
+                             "be step x time step)"
+                           : "holds a value that is not finite");
+  }
+  /* Every snapshot was written with the energy row of its step: rows that
+   * do not read (the reader takes them for what a killed run left) must
+   * not be dropped as such. */
+  for (size_t i = 0, k = 0; !st && i < c.n_snapshots; i++) {
+    while (k < e.n && e.step[k] < c.step[i])
+      k++;
+    if (k == e.n || e.step[k] != c.step[i])
+      st = dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: the energy series "
+                    "(%zu rows) has no row at step %ld, the step of snapshot "
+                    "%06zu",
+                    path, e.n, c.step[i], i);
+  }
+  dem_h5_file_check_free(&c);
+  dem_energy_series_free(&e);
+  return st;
+}
+
+/* HDF5 1.10 can crash on a damaged file (a global heap object longer
+ * than its collection: SIGSEGV in H5HG_read). check_history runs in a
+ * child process, which reports its status and message through a pipe, so
+ * that such a file is refused rather than taking the run down; what the
+ * run reads afterwards, the child has read. */
+static dem_status check_history_apart(const struct dem_run *r) {
+  int fd[2];
+  fflush(NULL);
+  if (pipe(fd) != 0)
+    return check_history(r);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return check_history(r);
+  }
+  if (pid == 0) { /* the child: check, report, end without exit handlers */
+    close(fd[0]);
+    dem_status st = check_history(r);
+    const char *msg = st ? dem_error_current()->message : "";
+    if (write(fd[1], &st, sizeof st) == (ssize_t)sizeof st)
+      while (*msg) {
+        ssize_t n = write(fd[1], msg, strlen(msg));
+        if (n <= 0)
+          break;
+        msg += n;
+      }
+    _exit(0);
+  }
+  close(fd[1]);
+  char buf[sizeof(dem_status) + 2048];
+  size_t got = 0;
+  ssize_t n;
+  while (got < sizeof buf - 1 &&
+         (n = read(fd[0], buf + got, sizeof buf - 1 - got)) != 0) {
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  dem_status st;
+  if (got < sizeof st || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return dem_fail(DEM_ERR_USAGE,
+                    "--restart '%s': the file is damaged: reading it "
+                    "crashed the HDF5 library%s",
+                    r->output,
+                    WIFSIGNALED(status) ? " (it died of a signal)" : "");
+  memcpy(&st, buf, sizeof st);
+  buf[got] = '\0';
+  return st ? dem_fail(st, "%s", buf + sizeof st) : DEM_OK;
+}
+
+/* The config must describe the run in the file: only what changes no
+ * number of the dynamics may differ. */
+static dem_status same_physics(const struct dem_run *r) {
+  static const char *const may_change[] = {"simulation.end_time", "output",
+                                           "contact.sort_bodies",
+                                           "contact.broad_phase", NULL};
+  char *text = NULL, where[1024];
+  struct dem_config *old = NULL;
+  const struct dem_node *mine, *theirs;
+  dem_status st = dem_h5_read_run_info(r->output, &text, NULL, NULL, NULL);
+  if (!st)
+    st = dem_config_load_string("/config", text, &old);
+  free(text);
+  if (st) {
+    dem_config_free(old);
+    return dem_refail(DEM_ERR_USAGE,
+                      "--restart '%s': cannot read the config of the run "
+                      "it holds (%s)",
+                      r->output, dem_error_current()->message);
+  }
+  if (dem_node_differ(r->cfg->root, old->root, may_change, where, sizeof where,
+                      &mine, &theirs)) {
+    char *a = mine ? dem_node_emit(mine) : NULL;
+    char *b = theirs ? dem_node_emit(theirs) : NULL;
+    if (a)
+      a[strcspn(a, "\n")] = '\0';
+    if (b)
+      b[strcspn(b, "\n")] = '\0';
+    char msg[2048];
+    snprintf(msg, sizeof msg,
+             "--restart '%s': %s is %s%s%s here but %s%s%s in the run the "
+             "file holds; a restart must keep what the dynamics depend on "
+             "(only simulation.end_time, output, contact.sort_bodies and "
+             "contact.broad_phase may change)",
+             r->output, where, a ? "'" : "", a ? a : "not set", a ? "'" : "",
+             b ? "'" : "", b ? b : "not set", b ? "'" : "");
+    free(a);
+    free(b);
+    st = mine && dem_node_line(mine)
+             ? dem_fail_at(DEM_ERR_USAGE, dem_node_file(mine),
+                           dem_node_line(mine), dem_node_col(mine), "%s", msg)
+             : dem_fail(DEM_ERR_USAGE, "%s", msg);
+  }
+  dem_config_free(old);
+  return st;
+}
+
 dem_status dem_run_restart(struct dem_run *r) {
   struct dem_sim *sim = &r->sim;
   struct dem_h5_snapshot *snap;
   struct dem_h5_snapshot_info info;
-  dem_status st = dem_h5_snapshot_open(r->output, -1, &snap, &info);
+  dem_status st = check_history_apart(r);
   if (st)
+    return st;
+  if ((st = dem_h5_snapshot_open(r->output, -1, &snap, &info)))
     return dem_refail(DEM_ERR_USAGE, "--restart: %s", dem_last_error());
   st = compatible(r, snap, &info);
+  if (!st)
+    st = same_physics(r);
   for (const struct dem_field *f = dem_fields; f->name && !st; f++)
     if ((f->item == DEM_ITEM_BODIES || f->item == DEM_ITEM_SPHERES) &&
         (f->flags & (DEM_FIELD_RESTART | DEM_FIELD_CHECK)) &&
@@ -196,6 +429,8 @@ dem_status dem_run_restart(struct dem_run *r) {
       st = restore_field(r, snap, &info, f);
   if (!st)
     st = rebuild_lists(sim);
+  if (!st)
+    st = check_walls(r, &info);
   if (!st)
     st = restore_contacts(r, snap, DEM_ITEM_PAIRS);
   if (!st)

@@ -22,7 +22,9 @@ struct dem_run {
   struct dem_output_options out;
   struct dem_observer obs;
   struct dem_h5_writer *h5;
-  char *output; /* the output file's path */
+  char *output;    /* the output file's path */
+  int lock_fd;     /* the output's lock (dem_run_lock_output), or -1 */
+  char *lock_path; /* its path */
   struct dem_energy_row rows[512];
   size_t n_rows;
   long last_snapshot_step;
@@ -39,9 +41,19 @@ extern volatile sig_atomic_t dem_run_stop_signal;
 
 /* The output path: from -o, --restart, output.file or the config's name;
  * checked before anything is written (its directory exists and is
- * writable, it is not a directory, it does not exist unless --force; a
- * restart needs it to exist). */
+ * writable, its name fits, it and its sidecar are regular files other
+ * than the config and do not exist unless --force; a restart needs it to
+ * exist); then locked (unless checking only). */
 dem_status dem_run_output(struct dem_run *r);
+
+/* The output's lock, held from the checks to the end of the run (a second
+ * run of the same output is refused with exit 2), and its release. */
+dem_status dem_run_lock_output(struct dem_run *r, const char *dir,
+                               const char *base);
+void dem_run_unlock_output(struct dem_run *r);
+/* st, or a DEM_ERR_USAGE failure when the output's directory went away
+ * since the checks (creation failed for a bad path, not for a full disk). */
+dem_status dem_run_output_recheck(struct dem_run *r, dem_status st);
 
 /* The run's summary (unless quiet) and the time-step advice and warnings
  * (always). */

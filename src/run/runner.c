@@ -29,7 +29,8 @@ static dem_status open_output(struct dem_run *r, char **text) {
     r->last_snapshot_step = r->last_row_step = sim->step;
     return dem_h5_open_append(r->output, sim->step, &info, &r->h5);
   }
-  return dem_h5_create(r->output, r->opt->force, &info, &r->h5);
+  return dem_run_output_recheck(
+      r, dem_h5_create(r->output, r->opt->force, &info, &r->h5));
 }
 
 /* A fresh start: lists, forces at t0, and the scheme's starting half
@@ -96,7 +97,7 @@ done:
 
 dem_status dem_run(const struct dem_run_options *opt) {
   struct dem_run r = {
-      .opt = opt, .last_snapshot_step = -1, .last_row_step = -1};
+      .opt = opt, .last_snapshot_step = -1, .last_row_step = -1, .lock_fd = -1};
   /* The run records its errors in its own record, and hands a failure to
    * the caller's record at the end. */
   struct dem_error *caller = dem_error_use(&r.err);
@@ -117,6 +118,7 @@ dem_status dem_run(const struct dem_run_options *opt) {
     if (!st)
       st = cst;
   }
+  dem_run_unlock_output(&r); /* after the close: the file is complete */
   dem_observer_free(&r.obs);
   dem_pipeline_free(r.pipeline);
   dem_sim_release(&r.sim);
