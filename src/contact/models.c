@@ -47,5 +47,6 @@ dem_status dem_contact_law_init(struct dem_sim *sim,
     return st;
   return dem_contacts_init(sim, model->state_width,
                            (model->flags & DEM_MODEL_TORQUE) != 0,
-                           (model->flags & DEM_MODEL_DISSIPATIVE) != 0);
+                           (model->flags & DEM_MODEL_DISSIPATIVE) != 0,
+                           (model->flags & DEM_MODEL_VELOCITY) != 0);
 }

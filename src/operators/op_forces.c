@@ -19,7 +19,8 @@ static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
 #pragma omp for schedule(static) nowait
     for (long i = 0; i < ns; i++) {
       sim->s.force[i][0] = sim->s.force[i][1] = sim->s.force[i][2] = 0.0;
-      sim->s.torque[i][0] = sim->s.torque[i][1] = sim->s.torque[i][2] = 0.0;
+      if (sim->s.torque) /* laws that make torques */
+        sim->s.torque[i][0] = sim->s.torque[i][1] = sim->s.torque[i][2] = 0.0;
     }
 #pragma omp for schedule(static)
     for (long i = 0; i < nb; i++) {

@@ -34,14 +34,15 @@ static dem_status grow_old(struct dem_contact_list *c, size_t cap) {
 }
 
 dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
-                             int has_torque, int dissipative) {
+                             int has_torque, int dissipative, int velocities) {
   for (int k = 0; k < 2; k++) {
     enum dem_item item = k ? DEM_ITEM_WALL_CONTACTS : DEM_ITEM_PAIRS;
     struct dem_contact_list *c = list_of(sim, item);
-    size_t cap = sim->s.n + 64;
+    size_t cap = 64; /* grown by the first build to what it finds */
     c->state_width = state_width;
     c->has_torque = has_torque;
     c->dissipative = dissipative;
+    c->velocities = velocities;
     c->n = c->n_old = 0;
     dem_status st = dem_fields_alloc(sim, item, cap, 0);
     if (!st)
@@ -50,8 +51,12 @@ dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
       return st;
     c->cap = cap;
   }
-  /* The spheres' arrays whose width depends on the law (their work). */
-  return dem_fields_alloc(sim, DEM_ITEM_SPHERES, sim->s.n, sim->s.n);
+  /* The arrays whose width depends on the law (torques, work, the
+   * velocities kernels read). */
+  dem_status st = dem_fields_alloc(sim, DEM_ITEM_SPHERES, sim->s.n, sim->s.n);
+  if (!st)
+    st = dem_fields_alloc(sim, DEM_ITEM_BODIES, sim->b.n, sim->b.n);
+  return st;
 }
 
 /* Makes the current contacts the merge's source (old_*) and gives the

@@ -50,6 +50,6 @@ void dem_contacts_rows(const struct dem_sim *sim, enum dem_item item,
  * dissipated work, and allocates both lists (and the spheres' arrays
  * whose width depends on the law). */
 dem_status dem_contacts_init(struct dem_sim *sim, int state_width,
-                             int has_torque, int dissipative);
+                             int has_torque, int dissipative, int velocities);
 
 #endif

@@ -53,11 +53,11 @@ const struct dem_field dem_fields[] = {
      "frame"},
     {"x_build", "state/body_x_build", BODY(x_build), F64, 3, ORDER | RESTART,
      "m", "centre of mass at the last neighbour build"},
-    {"v_contact", NULL, BODY(v_contact), F64, 3, ORDER, "m/s",
+    {"v_contact", NULL, BODY(v_contact), F64, DEM_WIDTH_MOTION, ORDER, "m/s",
      "velocity at the time forces are evaluated, lab frame"},
-    {"w_contact", NULL, BODY(w_contact), F64, 3, ORDER, "rad/s",
+    {"w_contact", NULL, BODY(w_contact), F64, DEM_WIDTH_MOTION, ORDER, "rad/s",
      "angular velocity at the time forces are evaluated, lab frame"},
-    {"w_move", NULL, BODY(w_move), F64, 3, ORDER, "rad/s",
+    {"w_move", NULL, BODY(w_move), F64, DEM_WIDTH_MOTION, ORDER, "rad/s",
      "angular velocity as the scheme holds it, lab frame"},
     {"id", NULL, BODY(id), I64, 1, ORDER, "1", "number in the input"},
     {"index_of", NULL, BODY(index_of), I64, 1, 0, "1", "place of each id"},
@@ -84,7 +84,7 @@ const struct dem_field dem_fields[] = {
      "centre in the body principal frame"},
     {"force", NULL, SPHERE(force), F64, 3, ORDER, "N",
      "contact forces being gathered, lab frame"},
-    {"torque", NULL, SPHERE(torque), F64, 3, ORDER, "N m",
+    {"torque", NULL, SPHERE(torque), F64, DEM_WIDTH_SPIN, ORDER, "N m",
      "contact torques about the centre being gathered, lab frame"},
     {"dissipated", "state/sphere_dissipated", SPHERE(dissipated), F64,
      DEM_WIDTH_WORK, ORDER | RESTART, "J",
@@ -142,6 +142,10 @@ int dem_field_width(const struct dem_sim *sim, const struct dem_field *f) {
     return list_of(sim, f->item)->has_torque ? 6 : 0;
   if (f->width == DEM_WIDTH_WORK)
     return sim->pairs.dissipative ? DEM_N_DISSIPATION : 0;
+  if (f->width == DEM_WIDTH_SPIN)
+    return sim->pairs.has_torque ? 3 : 0;
+  if (f->width == DEM_WIDTH_MOTION)
+    return sim->pairs.velocities ? 3 : 0;
   return f->width;
 }
 
@@ -182,13 +186,14 @@ dem_status dem_fields_alloc(struct dem_sim *sim, enum dem_item item, size_t n,
       *slot = NULL;
       continue;
     }
-    size_t count = n + ((f->flags & DEM_FIELD_PLUS_ONE) ? 1 : 0);
+    size_t plus = (f->flags & DEM_FIELD_PLUS_ONE) ? 1 : 0;
+    size_t count = n + plus, kept = keep ? keep + plus : 0;
     void *p = calloc(count ? count : 1, bytes);
     if (!p)
       return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu items (%s)", n,
                       f->name);
-    if (keep && *slot)
-      memcpy(p, *slot, (keep < count ? keep : count) * bytes);
+    if (kept && *slot)
+      memcpy(p, *slot, (kept < count ? kept : count) * bytes);
     free(*slot);
     *slot = p;
   }

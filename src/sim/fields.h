@@ -48,6 +48,8 @@ enum {
   DEM_WIDTH_STATE = -1,  /* the contact model's history per contact */
   DEM_WIDTH_TORQUE = -2, /* 6 when the model makes torques, else 0 */
   DEM_WIDTH_WORK = -3,   /* DEM_N_DISSIPATION when the model dissipates */
+  DEM_WIDTH_SPIN = -4,   /* 3 when the model makes torques, else 0 */
+  DEM_WIDTH_MOTION = -5, /* 3 when the model reads velocities, else 0 */
 };
 
 struct dem_field {
@@ -80,7 +82,8 @@ static inline const void *dem_field_data(const struct dem_sim *sim,
 size_t dem_item_count(const struct dem_sim *sim, enum dem_item item);
 
 /* Allocates (zeroed) every array of `item` for `n` items, keeping the
- * first `keep` items' values (0: fresh arrays). */
+ * first `keep` items' values (and a PLUS_ONE field's end marker; 0: fresh
+ * arrays). */
 dem_status dem_fields_alloc(struct dem_sim *sim, enum dem_item item, size_t n,
                             size_t keep);
 /* Frees every array of `item`. */

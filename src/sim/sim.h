@@ -114,7 +114,7 @@ struct dem_contact_list {
   double (*force)[3];  /* on the owner, lab frame, at the last evaluation */
   double (*torque)[6]; /* on the owner and on the partner sphere, about
                           their centres (models with torques only) */
-  int state_width, has_torque, dissipative;
+  int state_width, has_torque, dissipative, velocities;
   /* The previous build's keys, states and owner ranges, the source of
    * the merge that carries states over (sim/contacts.c). */
   size_t n_old;
