@@ -35,7 +35,8 @@ written (an existing output file is left alone, even with `--force`), and
 `dem check` reports the same message. Numerical trouble during a run
 (exit code 3) stops it and leaves the broken state as the last snapshot of
 the output file. A time step above the Rayleigh or Hertz limit is only a
-warning.
+warning, up to 1000 times the Rayleigh time step; beyond that (or
+below 1e-9 times it) the input is refused.
 
 | Exit codes | |
 | --- | --- |
