@@ -347,7 +347,9 @@ dem_status dem_h5_create(const char *path, int force,
   w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
   H5Pclose(fcpl);
   H5Pclose(fapl);
-  if (w->file < 0) {
+  if (w->file < 0) { /* HDF5 keeps a half-made file that its exit
+                        * clean-up cannot close ("infinite loop") */
+    skip_hdf5_cleanup();
     st = dem_h5u_fail(path, "cannot create");
     goto fail;
   }
