@@ -9,7 +9,7 @@
  * docs/rotation_study.md where dem's reading of the paper differs or the
  * paper has no entry; docs/integrators.md ("Error constants") gives the
  * reason for each. The search is the one of `dem study rotation`
- * (src/cli/cmd_study.c): dt = 1/N so that every run ends at 1 s exactly,
+ * (src/cli/study_measure.c): dt = 1/N so that every run ends at 1 s exactly,
  * bisection on N to a bracket 0.2 % wide, then log dt interpolated
  * linearly in log error. */
 #include <check.h>

@@ -8,18 +8,8 @@
 
 #include "core/quat.h"
 #include "core/sym3_eigen.h"
+#include "shape/clump_internal.h"
 #include "shape/sphere_pairs.h"
-
-/* The z extent is first cut into BASE_PANELS panels (and at every
- * breakpoint); refinement level L halves every panel L times. Level
- * MAX_LEVEL is the last one tried. */
-enum { BASE_PANELS = 8, MAX_LEVEL = 10 };
-
-/* Two spheres whose surfaces interpenetrate by less than this fraction of
- * r1 + r2 count as touching: the lens ignored is then ~1e-24 of a sphere. */
-#define TOUCH_REL 1e-12
-
-#define DEM_PI 3.14159265358979323846
 
 /* Raw geometric moments of a solid about a reference point p (no density):
  * v = int dV, s[i] = int x_i dV, ss[3i+j] = int x_i x_j dV, x = r - p. */
@@ -98,196 +88,21 @@ static void exact_moments(const struct dem_sphere_def *sp, const size_t *idx,
   }
 }
 
-/* A covered angular interval of a circle. */
-struct interval {
-  double lo, hi;
-};
-
-/* Work space of the slice integration. Disks are the cuts of the spheres
- * by one plane z = const, in increasing sphere order; slot[i] is the disk
- * of sphere i in that plane (-1: none). */
-struct slice_work {
-  const struct dem_sphere_def *sp;
-  const double *ref;
-  const struct dem_sphere_adjacency *adj;
-  double *a, *b, *rho;   /* the disks (n entries) */
-  size_t *disk_sphere;   /* sphere of each disk (n) */
-  long *slot;            /* disk of each sphere (n), -1 outside the plane */
-  size_t *active, *next; /* spheres the plane may cut, in index order (n) */
-  size_t *incoming;      /* spheres the sweep reaches at this plane (n) */
-  struct interval *arcs; /* covered angular intervals of one circle */
-};
-
-/* Antiderivatives at angle t of the trigonometric monomials the arc
- * integrals need: f[0] c, f[1] s, f[2] c^2, f[3] s^2, f[4] c^3, f[5] s^3,
- * f[6] c^4, f[7] s^4, f[8] s c, f[9] c^2 s, f[10] c^3 s. */
-static void trig_antiderivatives(double t, double f[11]) {
-  double c = cos(t), s = sin(t);
-  double s2 = 2 * s * c, c2 = c * c - s * s; /* sin 2t, cos 2t */
-  double s4 = 2 * s2 * c2;                   /* sin 4t */
-  f[0] = s;
-  f[1] = -c;
-  f[2] = 0.5 * t + 0.5 * s * c;
-  f[3] = 0.5 * t - 0.5 * s * c;
-  f[4] = s - s * s * s / 3.0;
-  f[5] = -c + c * c * c / 3.0;
-  f[6] = 0.375 * t + 0.25 * s2 + s4 / 32.0;
-  f[7] = 0.375 * t - 0.25 * s2 + s4 / 32.0;
-  f[8] = 0.5 * s * s;
-  f[9] = -c * c * c / 3.0;
-  f[10] = -0.25 * c * c * c * c;
-}
-
-/* Adds to m[6] = {A, int x, int y, int x^2, int y^2, int xy} (over the
- * area) the Green's-theorem line integrals along the counter-clockwise arc
- * t1..t2 of the circle of centre (a, b) and radius r:
- * A = int x dy, int x = int x^2/2 dy, int y = -int y^2/2 dx,
- * int x^2 = int x^3/3 dy, int y^2 = -int y^3/3 dx, int xy = int x^2 y/2 dy. */
-static void arc_integrals(double a, double b, double r, double t1, double t2,
-                          double m[6]) {
-  double f1[11], f2[11], g[11];
-  trig_antiderivatives(t1, f1);
-  trig_antiderivatives(t2, f2);
-  for (int i = 0; i < 11; i++)
-    g[i] = f2[i] - f1[i];
-  double r2 = r * r, r3 = r2 * r;
-  m[0] += a * r * g[0] + r2 * g[2];
-  m[1] += 0.5 * r * (a * a * g[0] + 2 * a * r * g[2] + r2 * g[4]);
-  m[2] += 0.5 * r * (b * b * g[1] + 2 * b * r * g[3] + r2 * g[5]);
-  m[3] += r *
-          (a * a * a * g[0] + 3 * a * a * r * g[2] + 3 * a * r2 * g[4] +
-           r3 * g[6]) /
-          3.0;
-  m[4] += r *
-          (b * b * b * g[1] + 3 * b * b * r * g[3] + 3 * b * r2 * g[5] +
-           r3 * g[7]) /
-          3.0;
-  m[5] += 0.5 * r *
-          (a * a * b * g[0] + a * a * r * g[8] + 2 * a * b * r * g[2] +
-           2 * a * r2 * g[9] + b * r2 * g[4] + r3 * g[10]);
-}
-
-static int compare_interval(const void *pa, const void *pb) {
-  const struct interval *a = pa, *b = pb;
-  return (a->lo > b->lo) - (a->lo < b->lo);
-}
-
-/* Sorts k angular intervals by their start: insertion sort when k is small
- * (stable: the order every clump had before the neighbour search), qsort
- * otherwise (the merge below gives the same union for any order of equal
- * starts). */
-static void sort_intervals(struct interval *iv, size_t k) {
-  if (k > 32) {
-    qsort(iv, k, sizeof *iv, compare_interval);
-    return;
-  }
-  for (size_t i = 1; i < k; i++) {
-    struct interval x = iv[i];
-    size_t j = i;
-    while (j > 0 && iv[j - 1].lo > x.lo) {
-      iv[j] = iv[j - 1];
-      j--;
-    }
-    iv[j] = x;
-  }
-}
-
-/* Exact area moments m[6] (see arc_integrals) of the union of the k disks
- * (a_i, b_i, rho_i): each circle contributes the arcs that no other disk
- * covers. A disk inside another contributes nothing; of identical disks the
- * first one counts. Only disks of neighbouring spheres can cover a circle,
- * so each circle looks at those alone. */
-static void union_of_disks(size_t k, struct slice_work *w, double m[6]) {
-  const double two_pi = 2.0 * DEM_PI;
-  const struct dem_sphere_adjacency *adj = w->adj;
-  for (int q = 0; q < 6; q++)
-    m[q] = 0.0;
-  for (size_t i = 0; i < k; i++) {
-    double ai = w->a[i], bi = w->b[i], ri = w->rho[i];
-    size_t na = 0, si = w->disk_sphere[i];
-    int covered = 0;
-    for (size_t e = adj->start[si]; e < adj->start[si + 1] && !covered; e++) {
-      long jl = w->slot[adj->nbr[e]];
-      if (jl < 0)
-        continue;
-      size_t j = (size_t)jl;
-      double dx = w->a[j] - ai, dy = w->b[j] - bi, rj = w->rho[j];
-      double d2 = dx * dx + dy * dy;
-      if (d2 >= (ri + rj) * (ri + rj))
-        continue; /* apart or touching from outside */
-      double d = sqrt(d2);
-      if (rj >= d + ri) { /* circle i inside disk j */
-        if (rj > ri || d > 0 || j < i)
-          covered = 1;
-        continue;
-      }
-      if (ri >= d + rj)
-        continue; /* disk j inside disk i */
-      double ca = (ri * ri + d2 - rj * rj) / (2.0 * ri * d);
-      double alpha = acos(fmax(-1.0, fmin(1.0, ca)));
-      double lo = atan2(dy, dx) - alpha;
-      if (lo < 0)
-        lo += two_pi;
-      double hi = lo + 2.0 * alpha;
-      if (hi > two_pi) { /* wraps past 0: split */
-        w->arcs[na++] = (struct interval){0.0, hi - two_pi};
-        hi = two_pi;
-      }
-      w->arcs[na++] = (struct interval){lo, hi};
-    }
-    if (covered)
-      continue;
-    if (na == 0) {
-      arc_integrals(ai, bi, ri, 0.0, two_pi, m);
-      continue;
-    }
-    sort_intervals(w->arcs, na);
-    double t = 0.0; /* end of the covered part so far */
-    for (size_t c = 0; c < na; c++) {
-      if (w->arcs[c].lo > t)
-        arc_integrals(ai, bi, ri, t, w->arcs[c].lo, m);
-      t = fmax(t, w->arcs[c].hi);
-    }
-    if (t < two_pi)
-      arc_integrals(ai, bi, ri, t, two_pi, m);
-  }
-}
-
 /* Gauss-Legendre nodes and weights on [-1, 1]. */
-#define GL_POINTS 2
 static const double gl_x[GL_POINTS] = {-0.57735026918962576451,
                                        0.57735026918962576451};
 static const double gl_w[GL_POINTS] = {1.0, 1.0};
-
-static int compare_double(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a > b) - (a < b);
-}
 
 static int compare_size(const void *pa, const void *pb) {
   size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
   return (a > b) - (a < b);
 }
 
-/* Height of sphere i's centre above ref, and how far outside its poles the
- * sweep keeps it (rounding of z - zc must never drop a cut). */
-static double centre_z(const struct slice_work *w, size_t i) {
-  return w->sp[i].center[2] - w->ref[2];
-}
-
+/* How far outside its poles the sweep keeps sphere i (rounding of z - zc
+ * must never drop a cut). */
 static double sweep_margin(const struct slice_work *w, size_t i) {
-  return 1e-9 * (w->sp[i].radius + fabs(centre_z(w, i)));
+  return 1e-9 * (w->sp[i].radius + fabs(dem_slice_centre_z(w, i)));
 }
-
-/* One connected group of overlapping spheres: its members in index order,
- * the same sorted by their lowest point (the sweep's order), and the
- * heights where its slice moments are not smooth. */
-struct component {
-  const size_t *members, *by_bottom;
-  size_t m;
-  const double *bp;
-  size_t nbp;
-};
 
 /* Moves the sweep to height z: drops the spheres whose top is below z,
  * takes in those whose bottom is below it; active stays in index order. */
@@ -296,12 +111,13 @@ static size_t sweep_to(struct slice_work *w, const struct component *c,
   size_t kept = 0, in = 0;
   for (size_t q = 0; q < n_active; q++) {
     size_t i = w->active[q];
-    if (z < centre_z(w, i) + w->sp[i].radius + sweep_margin(w, i))
+    if (z < dem_slice_centre_z(w, i) + w->sp[i].radius + sweep_margin(w, i))
       w->active[kept++] = i;
   }
   while (*taken < c->m) {
     size_t i = c->by_bottom[*taken];
-    double zc = centre_z(w, i), r = w->sp[i].radius, mg = sweep_margin(w, i);
+    double zc = dem_slice_centre_z(w, i), r = w->sp[i].radius,
+           mg = sweep_margin(w, i);
     if (!(zc - r - mg < z))
       break;
     (*taken)++;
@@ -368,7 +184,7 @@ static void slice_moments(struct slice_work *w, const struct component *c,
         if (k == 0)
           continue;
         double m[6];
-        union_of_disks(k, w, m);
+        dem_disk_union_moments(k, w, m);
         for (size_t q = 0; q < k; q++)
           w->slot[w->disk_sphere[q]] = -1;
         v += wz * m[0];
@@ -418,218 +234,6 @@ static double rel_diff(double a, double b) {
   return fabs(a - b) / fmax(fabs(a), fabs(b));
 }
 
-/* A growable array of doubles. */
-struct dbuf {
-  double *v;
-  size_t n, cap;
-};
-
-static int dbuf_push(struct dbuf *b, double x) {
-  if (b->n == b->cap) {
-    size_t cap = b->cap ? 2 * b->cap : 64;
-    double *v = realloc(b->v, cap * sizeof *v);
-    if (v == NULL)
-      return 0;
-    b->v = v;
-    b->cap = cap;
-  }
-  b->v[b->n++] = x;
-  return 1;
-}
-
-/* 1 if point p lies strictly inside a sphere other than i and j. Such a
- * sphere overlaps both i and j (p is on their surfaces), so the shorter of
- * their neighbour lists holds it. */
-static int buried(const struct slice_work *w, const double p[3], size_t i,
-                  size_t j) {
-  const struct dem_sphere_adjacency *adj = w->adj;
-  size_t from = i;
-  if (adj->start[j + 1] - adj->start[j] < adj->start[i + 1] - adj->start[i])
-    from = j;
-  for (size_t e = adj->start[from]; e < adj->start[from + 1]; e++) {
-    size_t k = adj->nbr[e];
-    if (k == i || k == j)
-      continue;
-    double d[3];
-    v3_sub(d, p, w->sp[k].center);
-    double r = w->sp[k].radius * (1.0 - 1e-9);
-    if (v3_dot(d, d) < r * r)
-      return 1;
-  }
-  return 0;
-}
-
-/* The heights (relative to ref) where the slice moments of a component
- * are not smooth and that lie on the surface of the union: the poles of
- * the spheres (kinks) and the lowest and highest points of each circle
- * where two sphere surfaces meet (two slice circles touch there: a
- * 3/2-power singularity, or a kink when the circle is horizontal). Sorted,
- * duplicates removed. */
-static dem_status breakpoints(const struct slice_work *w, const size_t *members,
-                              size_t m, struct dbuf *bp) {
-  const struct dem_sphere_def *sp = w->sp;
-  const double *ref = w->ref;
-  const double ez[3] = {0, 0, 1};
-  for (size_t q = 0; q < m; q++) {
-    size_t i = members[q];
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-      double p[3];
-      v3_copy(p, sp[i].center);
-      p[2] += sgn * sp[i].radius;
-      if (!buried(w, p, i, i))
-        if (!dbuf_push(bp, p[2] - ref[2]))
-          return DEM_ERR_NOMEM;
-    }
-  }
-  for (size_t q = 0; q < m; q++) {
-    size_t i = members[q];
-    for (size_t e = w->adj->start[i]; e < w->adj->start[i + 1]; e++) {
-      size_t j = w->adj->nbr[e];
-      if (j <= i)
-        continue;
-      double nv[3];
-      v3_sub(nv, sp[j].center, sp[i].center);
-      double d = v3_norm(nv), ri = sp[i].radius, rj = sp[j].radius;
-      if (d >= ri + rj || d <= fabs(ri - rj))
-        continue; /* apart, touching or nested: no circle */
-      v3_scale(nv, nv, 1.0 / d);
-      double h = (d * d + ri * ri - rj * rj) / (2.0 * d);
-      double rho = sqrt(fmax(ri * ri - h * h, 0.0));
-      double c[3], u[3];
-      v3_copy(c, sp[i].center);
-      v3_axpy(c, h, nv);
-      /* u: the unit vector of the circle's plane that rises fastest. */
-      v3_copy(u, ez);
-      v3_axpy(u, -nv[2], nv);
-      double un = v3_norm(u);
-      if (un < 1e-9) { /* horizontal circle */
-        if (!dbuf_push(bp, c[2] - ref[2]))
-          return DEM_ERR_NOMEM;
-        continue;
-      }
-      for (int sgn = -1; sgn <= 1; sgn += 2) {
-        double p[3];
-        v3_copy(p, c);
-        v3_axpy(p, sgn * rho / un, u);
-        if (!buried(w, p, i, j))
-          if (!dbuf_push(bp, p[2] - ref[2]))
-            return DEM_ERR_NOMEM;
-      }
-    }
-  }
-  qsort(bp->v, bp->n, sizeof *bp->v, compare_double);
-  size_t k = 0;
-  for (size_t q = 0; q < bp->n; q++)
-    if (k == 0 || bp->v[q] > bp->v[k - 1])
-      bp->v[k++] = bp->v[q];
-  bp->n = k;
-  return DEM_OK;
-}
-
-static size_t find_root(size_t *parent, size_t i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-
-/* Groups the spheres that overlap (centres closer than (r1 + r2)(1 -
- * TOUCH_REL)) into connected components: members[start[c] .. start[c +
- * 1]) in index order, components ordered by their first sphere. Returns
- * the number of components (n when no two spheres overlap), or 0 when
- * memory runs out. */
-static size_t components(const struct dem_sphere_def *sp, size_t n,
-                         const struct dem_sphere_adjacency *adj, size_t *start,
-                         size_t *members) {
-  size_t *parent = malloc(n * sizeof *parent);
-  size_t *comp = malloc(n * sizeof *comp);
-  if (!parent || !comp) {
-    free(parent);
-    free(comp);
-    return 0;
-  }
-  for (size_t i = 0; i < n; i++)
-    parent[i] = i;
-  for (size_t i = 0; i < n; i++)
-    for (size_t e = adj->start[i]; e < adj->start[i + 1]; e++) {
-      size_t j = adj->nbr[e];
-      double d[3];
-      v3_sub(d, sp[i].center, sp[j].center);
-      double sum = sp[i].radius + sp[j].radius;
-      if (j > i && v3_norm(d) < sum * (1.0 - TOUCH_REL)) {
-        size_t a = find_root(parent, i), b = find_root(parent, j);
-        parent[a > b ? a : b] = a < b ? a : b;
-      }
-    }
-  /* The root is each component's smallest index: number them in order. */
-  size_t nc = 0;
-  for (size_t i = 0; i < n; i++) {
-    size_t r = find_root(parent, i);
-    comp[i] = r == i ? nc++ : comp[r];
-  }
-  for (size_t c = 0; c <= nc; c++)
-    start[c] = 0;
-  for (size_t i = 0; i < n; i++)
-    start[comp[i] + 1]++;
-  for (size_t c = 0; c < nc; c++)
-    start[c + 1] += start[c];
-  for (size_t i = 0; i < n; i++)
-    members[start[comp[i]]++] = i;
-  for (size_t c = nc; c > 0; c--)
-    start[c] = start[c - 1];
-  start[0] = 0;
-  free(parent);
-  free(comp);
-  return nc;
-}
-
-/* The planes of level 0 of a component below height z (relative to ref). */
-static double planes_below(const struct component *c, const double *cum,
-                           double hmax, double z) {
-  const double *bp = c->bp;
-  if (z <= bp[0])
-    return 0;
-  if (z >= bp[c->nbp - 1])
-    return cum[c->nbp - 1];
-  size_t lo = 0, hi = c->nbp - 1; /* bp[lo] < z < bp[hi] */
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (bp[mid] < z)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  double gap = bp[lo + 1] - bp[lo];
-  double np = fmax(1.0, ceil(gap / hmax * (1.0 - 1e-12)));
-  return cum[lo] + GL_POINTS * floor((z - bp[lo]) / (gap / np));
-}
-
-/* What level 0 of a component costs: for each sphere, the planes that cut
- * it times the circles it is compared with. Levels double it. */
-static double level0_work(const struct slice_work *w,
-                          const struct component *c) {
-  double *cum = malloc(c->nbp * sizeof *cum);
-  if (!cum)
-    return HUGE_VAL;
-  double hmax = (c->bp[c->nbp - 1] - c->bp[0]) / BASE_PANELS, work = 0;
-  cum[0] = 0;
-  for (size_t g = 0; g + 1 < c->nbp; g++) {
-    double gap = c->bp[g + 1] - c->bp[g];
-    cum[g + 1] =
-        cum[g] + GL_POINTS * fmax(1.0, ceil(gap / hmax * (1.0 - 1e-12)));
-  }
-  for (size_t q = 0; q < c->m; q++) {
-    size_t i = c->members[q];
-    double zc = centre_z(w, i), r = w->sp[i].radius;
-    double cuts = planes_below(c, cum, hmax, zc + r) -
-                  planes_below(c, cum, hmax, zc - r) + 1;
-    work += cuts * (double)(1 + w->adj->start[i + 1] - w->adj->start[i]);
-  }
-  free(cum);
-  return work;
-}
-
 /* Refines level by level until the change is below tolerance; level L
  * costs work0 * 2^L, and no level starts that would take the total past
  * DEM_CLUMP_MAX_WORK. */
@@ -675,143 +279,6 @@ static dem_status integrate_union(struct slice_work *w,
   return DEM_OK;
 }
 
-/* Everything the slicing of the overlapping spheres needs, allocated
- * once: the work space, the components and their breakpoints. */
-struct slicing {
-  struct slice_work w;
-  struct component *comps;
-  size_t nc;    /* components of more than one sphere */
-  int overlaps; /* 0: no two spheres overlap (closed form) */
-  size_t *start, *members, *by_bottom, *isolated;
-  size_t *sweep; /* owns w.active, w.next and w.incoming (they swap) */
-  size_t n_isolated;
-  double *bp;
-  size_t *bp_start;
-  double work; /* circle evaluations of level 0 */
-};
-
-static void slicing_free(struct slicing *s) {
-  free(s->w.a);
-  free(s->w.disk_sphere);
-  free(s->w.slot);
-  free(s->sweep);
-  free(s->w.arcs);
-  free(s->comps);
-  free(s->start);
-  free(s->members);
-  free(s->by_bottom);
-  free(s->isolated);
-  free(s->bp);
-  free(s->bp_start);
-}
-
-struct key_index {
-  double key;
-  size_t i;
-};
-
-static int compare_key(const void *pa, const void *pb) {
-  const struct key_index *a = pa, *b = pb;
-  if (a->key != b->key)
-    return a->key < b->key ? -1 : 1;
-  return (a->i > b->i) - (a->i < b->i);
-}
-
-/* Components of more than one sphere, each with its sweep order and
- * breakpoints; single spheres go to the isolated list. */
-static dem_status prepare_components(struct slicing *s, size_t n) {
-  struct slice_work *w = &s->w;
-  struct dbuf all = {0};
-  struct key_index *keys = malloc(n * sizeof *keys);
-  s->comps = malloc(s->nc * sizeof *s->comps);
-  s->by_bottom = malloc(n * sizeof *s->by_bottom);
-  s->isolated = malloc(n * sizeof *s->isolated);
-  s->bp_start = malloc((s->nc + 1) * sizeof *s->bp_start);
-  if (!keys || !s->comps || !s->by_bottom || !s->isolated || !s->bp_start) {
-    free(keys);
-    return DEM_ERR_NOMEM;
-  }
-  size_t kept = 0;
-  s->n_isolated = 0;
-  s->work = 0;
-  for (size_t c = 0; c < s->nc; c++) {
-    const size_t *mem = s->members + s->start[c];
-    size_t m = s->start[c + 1] - s->start[c];
-    if (m == 1) {
-      s->isolated[s->n_isolated++] = mem[0];
-      continue;
-    }
-    for (size_t q = 0; q < m; q++)
-      keys[q] = (struct key_index){centre_z(w, mem[q]) - w->sp[mem[q]].radius,
-                                   mem[q]};
-    qsort(keys, m, sizeof *keys, compare_key);
-    size_t *order = s->by_bottom + s->start[c];
-    for (size_t q = 0; q < m; q++)
-      order[q] = keys[q].i;
-    struct dbuf bp = {0};
-    if (breakpoints(w, mem, m, &bp) != DEM_OK) {
-      free(bp.v);
-      free(keys);
-      free(all.v);
-      return DEM_ERR_NOMEM;
-    }
-    s->bp_start[kept] = all.n;
-    for (size_t q = 0; q < bp.n; q++)
-      if (!dbuf_push(&all, bp.v[q])) {
-        free(bp.v);
-        free(keys);
-        free(all.v);
-        return DEM_ERR_NOMEM;
-      }
-    free(bp.v);
-    s->comps[kept++] = (struct component){mem, order, m, NULL, 0};
-  }
-  s->bp_start[kept] = all.n;
-  s->bp = all.v;
-  s->nc = kept;
-  for (size_t c = 0; c < kept; c++) {
-    s->comps[c].bp = s->bp + s->bp_start[c];
-    s->comps[c].nbp = s->bp_start[c + 1] - s->bp_start[c];
-    s->work += level0_work(w, &s->comps[c]);
-  }
-  free(keys);
-  return DEM_OK;
-}
-
-/* Finds the connected groups of overlapping spheres and, if there are any,
- * prepares their slicing. */
-static dem_status slicing_init(struct slicing *s,
-                               const struct dem_sphere_def *sp, size_t n,
-                               const double ref[3],
-                               const struct dem_sphere_adjacency *adj) {
-  memset(s, 0, sizeof *s);
-  struct slice_work *w = &s->w;
-  w->sp = sp;
-  w->ref = ref;
-  w->adj = adj;
-  w->a = malloc(3 * n * sizeof *w->a);
-  w->disk_sphere = malloc(n * sizeof *w->disk_sphere);
-  w->slot = malloc(n * sizeof *w->slot);
-  w->active = s->sweep = malloc(3 * n * sizeof *w->active);
-  w->arcs = malloc(2 * (adj->max_degree + 1) * sizeof *w->arcs);
-  s->start = malloc((n + 1) * sizeof *s->start);
-  s->members = malloc(n * sizeof *s->members);
-  if (!w->a || !w->disk_sphere || !w->slot || !w->active || !w->arcs ||
-      !s->start || !s->members)
-    return DEM_ERR_NOMEM;
-  w->b = w->a + n;
-  w->rho = w->a + 2 * n;
-  w->next = w->active + n;
-  w->incoming = w->active + 2 * n;
-  for (size_t i = 0; i < n; i++)
-    w->slot[i] = -1;
-  s->nc = components(sp, n, adj, s->start, s->members);
-  if (s->nc == 0)
-    return DEM_ERR_NOMEM;
-  s->overlaps = s->nc < n;
-  return s->overlaps ? prepare_components(s, n) : DEM_OK;
-}
-
 /* Up to this many neighbour pairs are always accepted; beyond it, 16 per
  * sphere on average (memory grows with the pairs). */
 #define MIN_PAIR_BUDGET 2000000.0
@@ -833,7 +300,7 @@ dem_status dem_clump_compute(const struct dem_sphere_def *spheres, size_t n,
   if (st != DEM_OK)
     return st;
   struct slicing s;
-  st = slicing_init(&s, spheres, n, ref, &adj);
+  st = dem_clump_slicing_init(&s, spheres, n, ref, &adj);
   struct dem_clump_props p = {0};
   if (st == DEM_OK && !s.overlaps) {
     struct moments m = {0};
@@ -853,7 +320,7 @@ dem_status dem_clump_compute(const struct dem_sphere_def *spheres, size_t n,
     st = integrate_union(&s.w, s.comps, s.nc, &iso, s.work, density, tolerance,
                          &p);
   }
-  slicing_free(&s);
+  dem_clump_slicing_free(&s);
   dem_sphere_adjacency_free(&adj);
   if (st == DEM_ERR_NOMEM)
     return dem_fail(st, "clump: out of memory for %zu spheres", n);
