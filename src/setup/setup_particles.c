@@ -83,6 +83,7 @@ static void pose_body(struct dem_sim *sim, size_t b, int shape,
   v3_copy(bs->x[b], x);
   q_mul(bs->q[b], q_input, sh->props.axes);
   bs->mass[b] = sh->props.mass;
+  bs->scale[b] = 1.0;
   v3_copy(bs->inertia[b], sh->props.inertia);
   for (size_t k = 0; k < sh->n_spheres; k++) {
     size_t i = bs->first_member[b] + k;
@@ -323,6 +324,7 @@ struct entry {
   int shape;
   long count;
   int random_fill;
+  int insert; /* bodies come during the run (dem_setup_insert) */
 };
 
 /* Reads each entry's kind, shape and count once, so the arrays are
@@ -331,7 +333,7 @@ static dem_status read_entries(const struct dem_node *list,
                                const struct dem_node *shapes,
                                struct dem_sim *sim, struct entry *entries,
                                size_t *n_bodies, size_t *n_spheres) {
-  static const char *const kinds[] = {"body", "random_fill", NULL};
+  static const char *const kinds[] = {"body", "random_fill", "insert", NULL};
   *n_bodies = *n_spheres = 0;
   for (size_t i = 0; i < dem_node_size(list); i++) {
     const struct dem_node *item = dem_node_at(list, i);
@@ -340,9 +342,14 @@ static dem_status read_entries(const struct dem_node *list,
     if (st)
       return st;
     if (dem_node_size(item) != 1)
-      return dem_cfg_error(item, "each particles entry is one 'body' or one "
-                                 "'random_fill'");
+      return dem_cfg_error(item, "each particles entry is one 'body', one "
+                                 "'random_fill' or one 'insert'");
     const struct dem_node *def = dem_node_at(item, 0);
+    if (strcmp(dem_node_key_at(item, 0), "insert") == 0) {
+      e->count = 0;
+      e->insert = 1;
+      continue;
+    }
     e->random_fill = strcmp(dem_node_key_at(item, 0), "random_fill") == 0;
     e->count = 1;
     /* Keys are checked in full when the body is placed. */
@@ -385,7 +392,9 @@ dem_status dem_setup_particles(const struct dem_node *root,
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   const struct dem_node *shapes = dem_node_get(root, "shapes");
   st = read_entries(list, shapes, sim, entries, &n_bodies, &n_spheres);
-  if (!st && n_bodies == 0)
+  if (!st)
+    st = dem_setup_insert(list, shapes, sim);
+  if (!st && n_bodies == 0 && !sim->insert)
     st = dem_cfg_error(list, "key 'particles': no bodies to simulate");
   if (!st)
     st = dem_sim_alloc_bodies(sim, n_bodies, n_spheres);
@@ -435,6 +444,8 @@ static dem_status place_all(const struct dem_node *list,
   b = 0;
   for (size_t i = 0; i < dem_node_size(list) && !st; i++) {
     const struct dem_node *def = dem_node_at(dem_node_at(list, i), 0);
+    if (entries[i].insert)
+      continue;
     if (entries[i].random_fill)
       st = place_random(&p, b, entries[i].count, def, &rng);
     else
