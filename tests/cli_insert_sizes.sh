@@ -84,5 +84,14 @@ dist table '{distribution: table, sizes: [0.5, 1.0, 2.0], fractions: [0.5, 0.3, 
 py scaled uniform.h5 2500 0.01
 py scaled table.h5 2500 0.01
 
+# random_fill takes `scale` too (bodies at t = 0): the sizes against the
+# law, the scaled spheres exact, no overlap.
+cfg fill '{region: {box: {min: [0, 0, 0], max: [1, 1, 1]}}, shape: ball, count: 1}' 1e-4
+sed -i 's/^  - insert: .*/  - random_fill: {shape: ball, count: 2000, scale: {distribution: uniform, min: 0.5, max: 2.0}}/' fill.yaml
+if run fill; then ok; else bad "fill: $(cat fill.log)"; fi
+py dist fill.h5 uniform 0.5 2.0
+py scaled fill.h5 2500 0.01
+py overlap fill.h5
+
 echo "cli_insert_sizes: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -83,8 +83,8 @@ static dem_status read_shapes(const struct dem_node *def,
 }
 
 /* One of uniform, normal, lognormal, table, or a plain number. */
-static dem_status read_scale(const struct dem_node *def,
-                             struct dem_size_dist *d) {
+dem_status dem_setup_read_scale(const struct dem_node *def, const char *where,
+                                struct dem_size_dist *d) {
   static const char *const kinds[] = {"uniform", "normal", "lognormal", "table",
                                       NULL};
   static const char *const keys[][6] = {
@@ -103,7 +103,7 @@ static dem_status read_scale(const struct dem_node *def,
     return DEM_OK;
   }
   if ((st = dem_cfg_choice(m, "distribution", 1, 0, kinds, &kind)) ||
-      (st = dem_cfg_check_keys(m, keys[kind], "particles.insert.scale")))
+      (st = dem_cfg_check_keys(m, keys[kind], where)))
     return st;
   d->kind = DEM_SIZE_UNIFORM + kind;
   if (d->kind == DEM_SIZE_TABLE) {
@@ -265,7 +265,8 @@ static dem_status read_one(const struct dem_node *def,
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.insert")) ||
       (st = read_region(def, sim, e)) || (st = read_shapes(def, shapes, e)) ||
-      (st = read_when(def, sim, e)) || (st = read_scale(def, &e->size)) ||
+      (st = read_when(def, sim, e)) ||
+      (st = dem_setup_read_scale(def, "particles.insert.scale", &e->size)) ||
       (st = dem_cfg_vec(def, "velocity", 0, zero, 3, DEM_ANY, e->v)) ||
       (st = dem_cfg_long(def, "max_attempts", 0, 1000, 1, 100000000,
                          &e->max_attempts)))
