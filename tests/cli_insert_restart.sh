@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Insertion: restart N + N = 2N and 1 vs 2 threads bitwise across an insertion window, bodies sorted in space or not bitwise, and dem energy, demfile.py, plot_energy.py and the XDMF sidecar on a run whose body count grows.
+# Insertion: restart N + N = 2N and 1 vs 2 threads bitwise across an insertion window, bodies sorted in space or not bitwise, and dem energy, demfile.py, plot_energy.py, the XDMF sidecar and the layout (tests/output_check.py, scaled bodies) on a run whose body count grows.
 # Usage: bash tests/cli_insert_restart.sh DEM_BINARY SOURCE_DIR
 set -u
 DEM=$(realpath "$1")
@@ -109,6 +109,7 @@ out=$("$PY" same.py two.h5 sorted.h5) && ok || bad "bodies sorted in space != no
 "$PY" "$SRC/tools/demfile.py" two.h5 > demfile.txt 2>&1 && ok || bad "demfile.py: $(cat demfile.txt)"
 "$PY" "$SRC/tools/plot_energy.py" two.h5 -o energy.png > plot.txt 2>&1 && ok || bad "plot_energy.py: $(cat plot.txt)"
 "$PY" "$SRC/tests/xdmf_check.py" two.xmf > xdmf.txt 2>&1 && ok || bad "xdmf_check: $(cat xdmf.txt)"
+"$PY" "$SRC/tests/output_check.py" two.h5 > layout.txt 2>&1 && ok || bad "output_check: $(cat layout.txt)"
 
 echo "cli_insert_restart: $pass passed, $fail failed"
 [ "$fail" = 0 ]
