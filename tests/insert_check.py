@@ -1,7 +1,9 @@
 """Checks of a run with insertion against theory, computed here from the
 output file alone (never from dem's own checks).
   overlap FILE            every body, in the first snapshot that holds it,
-                          overlaps no sphere of another body and no wall
+                          overlaps no sphere of another body (the run must
+                          write a snapshot at every step, so that this is
+                          the state at its insertion)
   count FILE RATE START END   bodies in each snapshot = floor(RATE (t - START))
                           (up to END), the number the rate asks for
   mix FILE F0 F1 ...      the share of each shape number within 4 binomial
