@@ -78,8 +78,14 @@ for s in snaps:
     b, sp = g["bodies"], g["spheres"]
     shape = b["shape"][:]
     check(np.all((shape >= 0) & (shape < n)), "%s: bodies/shape outside /shapes" % s)
-    check(np.array_equal(b["mass"][:], sh["mass"][:][shape]), "%s: masses differ from /shapes" % s)
-    check(np.array_equal(b["inertia"][:], sh["inertia"][:][shape]),
+    # a body's size factor (1 but for sizes drawn by insert or
+    # random_fill): mass x s^3, inertia x s^5, radii and offsets x s,
+    # multiplied in the order dem multiplies
+    sc = b["scale"][:] if "scale" in b else np.ones(len(shape))
+    check(np.array_equal(b["mass"][:], sh["mass"][:][shape] * (sc * sc * sc)),
+          "%s: masses differ from /shapes" % s)
+    check(np.array_equal(b["inertia"][:],
+                         sh["inertia"][:][shape] * (sc * sc * sc * sc * sc)[:, None]),
           "%s: inertia differs from /shapes" % s)
     # spheres: bodies in order, each body's spheres in its shape's order
     counts = sh["n_spheres"][:][shape]
@@ -88,12 +94,13 @@ for s in snaps:
           "%s: spheres/body is not the bodies' spheres in order" % s)
     member = np.arange(len(body)) - np.repeat(np.cumsum(counts) - counts, counts)
     row = first[shape[body]] + member
-    check(np.array_equal(sp["radius"][:], radius[row]), "%s: radii differ from /shapes" % s)
+    check(np.array_equal(sp["radius"][:], radius[row] * sc[body]),
+          "%s: radii differ from /shapes" % s)
     q, x = b["orientation"][:][body], b["position"][:][body]
-    where = x + rotate(q, offset[row])
+    where = x + rotate(q, offset[row] * sc[body][:, None])
     check(np.allclose(where, sp["position"][:], rtol=0, atol=1e-12),
           "%s: body position + orientation x sphere_offset is not the sphere's "
-          "position (max %g)" % (s, np.abs(where - sp["position"][:]).max()))
+          "position (max %g)" % (s, np.abs(where - sp["position"][:]).max(initial=0)))
     # velocities: the sphere's centre moves with its body
     w_lab = b["angular_velocity_lab"][:]
     check(np.allclose(w_lab, rotate(b["orientation"][:], b["angular_velocity"][:]),

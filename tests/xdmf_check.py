@@ -116,8 +116,13 @@ for cname, need in (("spheres", {"radius", "body", "velocity", "angular_velocity
 f = next(iter(files.values())) if files else None
 if f is not None:
     snap_t = [f["snapshots"][k].attrs["time"] for k in sorted(f["snapshots"])]
+    # a snapshot without bodies (before the first insertion) has no grid
+    # in the bodies collection
+    body_t = [f["snapshots"][k].attrs["time"] for k in sorted(f["snapshots"])
+              if f["snapshots"][k]["bodies/mass"].shape[0] > 0]
     for cname, ts in times.items():
-        check(ts == snap_t, "%s lists times %s, the file %s" % (cname, ts[:5], snap_t[:5]))
+        want = body_t if cname == "bodies" else snap_t
+        check(ts == want, "%s lists times %s, the file %s" % (cname, ts[:5], want[:5]))
 
 for line in failures:
     print("FAIL:", line)

@@ -9,6 +9,7 @@
 #include "contact/model.h"
 #include "run/run.h"
 #include "sim/agree.h"
+#include "sim/insert.h"
 
 volatile sig_atomic_t dem_run_stop_signal;
 
@@ -254,6 +255,16 @@ static dem_status check_state(struct dem_run *r) {
                   fabs(x - plane));
 }
 
+/* Bodies due by now put in (insert entries), between two steps: the
+ * next step's operators see them. */
+static dem_status insert_due(struct dem_run *r) {
+  size_t added = 0;
+  dem_status st = dem_insert_due(&r->sim, r->pipeline->half_step, &added);
+  if (!st && added)
+    st = dem_observer_fit(&r->obs, &r->sim);
+  return st;
+}
+
 dem_status dem_run_integrate(struct dem_run *r, int restarted) {
   struct dem_sim *sim = &r->sim;
   const int quiet = r->opt->quiet;
@@ -266,6 +277,8 @@ dem_status dem_run_integrate(struct dem_run *r, int restarted) {
   long check_every = 1, next_check = sim->step + 1;
   dem_status st;
   r->first_step = sim->step;
+  if (!restarted && sim->insert && (st = insert_due(r)))
+    return st;
   if ((st = check_state(r)))
     return st;
   if (!restarted && (st = observe(r, 1)))
@@ -276,6 +289,8 @@ dem_status dem_run_integrate(struct dem_run *r, int restarted) {
     if ((st = dem_agree_status(dem_pipeline_step(r->pipeline, sim))))
       return st;
     if ((st = check_state(r)))
+      return st;
+    if (sim->insert && (st = insert_due(r)))
       return st;
     long s = sim->step;
     int snap = snap_every && s % snap_every == 0 && s < sim->n_steps;

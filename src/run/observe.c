@@ -32,6 +32,8 @@ dem_status dem_observer_init(struct dem_observer *o,
   }
   o->scratch = calloc(ns, sizeof *o->scratch);
   o->body_ids = calloc(n_ids ? n_ids : 1, sizeof *o->body_ids);
+  o->scratch_n = ns;
+  o->ids_n = n_ids ? n_ids : 1;
   o->columns = calloc(n_fields, sizeof *o->columns);
   o->xdmf = calloc(o->n_xdmf ? o->n_xdmf : 1, sizeof *o->xdmf);
   o->n_shapes = sim->n_shapes;
@@ -66,6 +68,28 @@ dem_status dem_observer_init(struct dem_observer *o,
     }
     for (int c = 0; c < 4; c++)
       h->principal_axes[c] = p->axes[c];
+  }
+  return DEM_OK;
+}
+
+dem_status dem_observer_fit(struct dem_observer *o, const struct dem_sim *sim) {
+  size_t ns = sim->s.n ? sim->s.n : 1, n_ids = 1;
+  for (const struct dem_field *f = dem_fields; f->name; f++)
+    if (f->flags & DEM_FIELD_BODY_INDEX)
+      n_ids += dem_item_count(sim, f->item) + 1;
+  if (ns > o->scratch_n) {
+    double *p = realloc(o->scratch, 2 * ns * sizeof *p);
+    if (!p)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory");
+    o->scratch = p;
+    o->scratch_n = 2 * ns;
+  }
+  if (n_ids > o->ids_n) {
+    int *p = realloc(o->body_ids, 2 * n_ids * sizeof *p);
+    if (!p)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory");
+    o->body_ids = p;
+    o->ids_n = 2 * n_ids;
   }
   return DEM_OK;
 }

@@ -12,6 +12,7 @@ struct dem_observer {
   double *scratch;
   int *body_ids;
   size_t *pair_rows, *wall_rows, rows_cap;
+  size_t scratch_n, ids_n; /* room in scratch and body_ids */
   struct dem_h5_column *columns;
   /* What the XDMF sidecar shows of the spheres and the bodies: the field
    * table's XDMF fields. */
@@ -24,6 +25,8 @@ struct dem_observer {
 
 dem_status dem_observer_init(struct dem_observer *o, const struct dem_sim *sim);
 void dem_observer_free(struct dem_observer *o);
+/* Room for the bodies and spheres the sim holds now (after insertion). */
+dem_status dem_observer_fit(struct dem_observer *o, const struct dem_sim *sim);
 
 /* Energies at the current step boundary, with the velocities synchronised
  * by the scheme into b.v_sync and b.w_sync. Sums run in a fixed order: the

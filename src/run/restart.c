@@ -13,6 +13,7 @@
 #include "run/run.h"
 #include "sim/contacts.h"
 #include "sim/fields.h"
+#include "sim/insert.h"
 #include "sim/neighbors.h"
 
 static enum dem_h5_type h5_type(enum dem_field_type t) {
@@ -410,6 +411,39 @@ static dem_status same_physics(const struct dem_run *r) {
   return st;
 }
 
+/* The bodies inserted before the snapshot (ids past those the config
+ * sets up), appended with the file's shapes and scales; the fields then
+ * load or check them as any other. */
+static dem_status restore_inserted(struct dem_run *r,
+                                   const struct dem_h5_snapshot *snap) {
+  struct dem_sim *sim = &r->sim;
+  size_t n = DEM_H5_ANY, m = DEM_H5_ANY, zero = 0;
+  int *shape = NULL;
+  double *scale = NULL;
+  dem_status st = dem_h5_snapshot_read(snap, "bodies/shape", DEM_H5_I32, &n,
+                                       &zero, (void **)&shape);
+  if (!st)
+    st = dem_h5_snapshot_read(snap, "bodies/scale", DEM_H5_F64, &m, &zero,
+                              (void **)&scale);
+  if (!st && m != n)
+    st = dem_fail(DEM_ERR_USAGE, "bodies/scale has %zu rows, bodies/shape %zu",
+                  m, n);
+  for (size_t i = sim->b.n; !st && i < n; i++)
+    if (shape[i] < 0 || (size_t)shape[i] >= sim->n_shapes || !(scale[i] > 0) ||
+        !isfinite(scale[i]))
+      st = dem_fail(DEM_ERR_USAGE, "body %zu has shape %d, scale %g", i,
+                    shape[i], scale[i]);
+  if (!st && n > sim->b.n)
+    st = dem_insert_append(sim, n - sim->b.n, shape + sim->b.n,
+                           scale + sim->b.n);
+  free(shape);
+  free(scale);
+  if (st)
+    return dem_refail(DEM_ERR_USAGE, "--restart '%s': %s", r->output,
+                      dem_error_current()->message);
+  return DEM_OK;
+}
+
 dem_status dem_run_restart(struct dem_run *r) {
   struct dem_sim *sim = &r->sim;
   struct dem_h5_snapshot *snap;
@@ -419,7 +453,9 @@ dem_status dem_run_restart(struct dem_run *r) {
     return st;
   if ((st = dem_h5_snapshot_open(r->output, -1, &snap, &info)))
     return dem_refail(DEM_ERR_USAGE, "--restart: %s", dem_last_error());
-  st = compatible(r, snap, &info);
+  st = sim->insert ? restore_inserted(r, snap) : DEM_OK;
+  if (!st)
+    st = compatible(r, snap, &info);
   if (!st)
     st = same_physics(r);
   for (const struct dem_field *f = dem_fields; f->name && !st; f++)
@@ -444,5 +480,6 @@ dem_status dem_run_restart(struct dem_run *r) {
   sim->step0 = 0;
   sim->step = info.step;
   sim->t = (double)info.step * sim->dt;
+  dem_insert_resume(sim); /* the bodies due by now are in the snapshot */
   return DEM_OK;
 }

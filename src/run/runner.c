@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "run/run.h"
+#include "sim/insert.h"
 #include "sim/neighbors.h"
 
 static void on_signal(int sig) { dem_run_stop_signal = sig; }
@@ -83,6 +84,11 @@ static dem_status run_config(struct dem_run *r) {
                 ? (b->total + b->dissipated - a->total - a->dissipated) / scale
                 : 0.0);
   }
+  if (!opt->quiet && r->sim.insert)
+    fprintf(stderr,
+            "  insertion: %ld bodies inserted, %ld not inserted (no free "
+            "place); %zu bodies now\n",
+            r->sim.insert->inserted, r->sim.insert->skipped, r->sim.b.n);
   if (!opt->quiet) {
     fprintf(stderr, "  neighbour list builds: %ld", r->sim.nb.builds);
     if (r->sim.nb.sorts)

@@ -37,6 +37,14 @@ dem_status dem_setup_shapes(const struct dem_config *cfg,
                             const struct dem_node *root, struct dem_sim *sim);
 dem_status dem_setup_particles(const struct dem_node *root,
                                struct dem_sim *sim);
+struct dem_size_dist;
+/* The key `scale` of map: a number (default 1) or a size distribution
+ * (docs/configuration.md); `where` names the section in messages. */
+dem_status dem_setup_read_scale(const struct dem_node *map, const char *where,
+                                struct dem_size_dist *d);
+/* The particles section's insert entries into sim->insert (none: NULL). */
+dem_status dem_setup_insert(const struct dem_node *list,
+                            const struct dem_node *shapes, struct dem_sim *sim);
 /* The contact section: the contact law, its material-pair table (mixed,
  * or given by contact.pairs), the neighbour search's settings (after the
  * materials, the walls and the particles). */

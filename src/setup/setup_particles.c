@@ -7,6 +7,7 @@
 #include "core/quat.h"
 #include "core/rng.h"
 #include "setup/setup.h"
+#include "sim/insert.h"
 
 /* Bodies placed so far, hashed by their bounding spheres' cells. */
 struct placement {
@@ -39,7 +40,7 @@ static long find_overlap(const struct placement *p, size_t b) {
   const struct dem_sim *sim = p->sim;
   const struct dem_bodies *bs = &sim->b;
   const struct dem_spheres *s = &sim->s;
-  double rb = sim->shapes[bs->shape[b]].props.bounding_radius;
+  double rb = sim->shapes[bs->shape[b]].props.bounding_radius * bs->scale[b];
   for (long dz = -1; dz <= 1; dz++)
     for (long dy = -1; dy <= 1; dy++)
       for (long dx = -1; dx <= 1; dx++) {
@@ -48,7 +49,8 @@ static long find_overlap(const struct placement *p, size_t b) {
              o = p->next[o]) {
           double d[3];
           v3_sub(d, bs->x[b], bs->x[o]);
-          double ro = sim->shapes[bs->shape[o]].props.bounding_radius;
+          double ro =
+              sim->shapes[bs->shape[o]].props.bounding_radius * bs->scale[o];
           if (v3_dot(d, d) >= (rb + ro) * (rb + ro))
             continue;
           for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1]; i++)
@@ -83,6 +85,7 @@ static void pose_body(struct dem_sim *sim, size_t b, int shape,
   v3_copy(bs->x[b], x);
   q_mul(bs->q[b], q_input, sh->props.axes);
   bs->mass[b] = sh->props.mass;
+  bs->scale[b] = 1.0;
   v3_copy(bs->inertia[b], sh->props.inertia);
   for (size_t k = 0; k < sh->n_spheres; k++) {
     size_t i = bs->first_member[b] + k;
@@ -229,18 +232,24 @@ static dem_status place_explicit(struct placement *p, size_t b,
   return DEM_OK;
 }
 
+static dem_status fill(struct placement *p, size_t first, long count,
+                       const struct dem_node *def, struct dem_rng *rng,
+                       int shape, double speed, double angular_speed,
+                       long attempts_max, const struct dem_node *region,
+                       const struct dem_size_dist *size);
+
 static dem_status place_random(struct placement *p, size_t first, long count,
                                const struct dem_node *def,
                                struct dem_rng *rng) {
-  static const char *const keys[] = {
-      "shape",  "count",        "speed", "angular_speed",
-      "region", "max_attempts", NULL};
-  static const char *const region_keys[] = {"min", "max", NULL};
-  struct dem_sim *sim = p->sim;
-  double speed, angular_speed, lo[3], hi[3];
+  static const char *const keys[] = {"shape",         "count",  "speed",
+                                     "angular_speed", "region", "max_attempts",
+                                     "scale",         NULL};
+  double speed, angular_speed;
   long attempts_max;
   int shape;
   const struct dem_node *region;
+  struct dem_size_dist size = {0};
+  const int scaled = dem_node_get(def, "scale") != NULL;
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.random_fill")) ||
       (st = find_shape(p->shapes, def, &shape)) ||
@@ -249,8 +258,29 @@ static dem_status place_random(struct placement *p, size_t first, long count,
                            &angular_speed)) ||
       (st = dem_cfg_long(def, "max_attempts", 0, 10000, 1, 100000000,
                          &attempts_max)) ||
-      (st = dem_cfg_mapping(def, "region", 0, &region)))
+      (st = dem_cfg_mapping(def, "region", 0, &region)) ||
+      (st = dem_setup_read_scale(def, "particles.random_fill.scale", &size)))
     return st;
+  st = fill(p, first, count, def, rng, shape, speed, angular_speed,
+            attempts_max, region, scaled ? &size : NULL);
+  free(size.sizes);
+  free(size.cum);
+  return st;
+}
+
+/* random_fill's placement; size: the entry's size distribution, or NULL
+ * (then no size is drawn: an entry without `scale` draws what it always
+ * drew). */
+static dem_status fill(struct placement *p, size_t first, long count,
+                       const struct dem_node *def, struct dem_rng *rng,
+                       int shape, double speed, double angular_speed,
+                       long attempts_max, const struct dem_node *region,
+                       const struct dem_size_dist *size) {
+  static const char *const region_keys[] = {"min", "max", NULL};
+  struct dem_sim *sim = p->sim;
+  double lo[3], hi[3];
+  double smin = size ? size->min : 1.0, smax = size ? size->max : 1.0;
+  dem_status st;
   if (region) {
     if ((st = dem_cfg_check_keys(region, region_keys,
                                  "particles.random_fill.region")) ||
@@ -270,7 +300,8 @@ static dem_status place_random(struct placement *p, size_t first, long count,
   /* More solid volume than random close packing (64 %) of the region
    * holds cannot be placed: say so at once instead of trying. */
   double region_volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-  double solid = (double)count * sim->shapes[shape].props.volume;
+  double solid =
+      (double)count * sim->shapes[shape].props.volume * smin * smin * smin;
   if (solid > 0.64 * region_volume)
     return dem_cfg_error(def,
                          "random_fill: %ld bodies of shape '%s' need "
@@ -279,7 +310,7 @@ static dem_status place_random(struct placement *p, size_t first, long count,
                          count, sim->shapes[shape].name, solid, region_volume);
   /* Centres stay a bounding radius inside the region, so every sphere is
    * inside it whatever the orientation. */
-  double rb = sim->shapes[shape].props.bounding_radius;
+  double rb = sim->shapes[shape].props.bounding_radius * smax;
   for (int k = 0; k < 3; k++) {
     lo[k] += rb;
     hi[k] -= rb;
@@ -292,12 +323,16 @@ static dem_status place_random(struct placement *p, size_t first, long count,
   for (long c = 0; c < count; c++) {
     size_t b = first + (size_t)c;
     long tries = 0;
+    double s = size ? dem_size_draw(size, rng) : 1.0;
     for (;;) {
       double x[3], q[4];
       for (int k = 0; k < 3; k++)
         x[k] = lo[k] + (hi[k] - lo[k]) * dem_rng_uniform(rng);
       dem_rng_quaternion(rng, q);
-      pose_body(sim, b, shape, x, q);
+      if (size)
+        dem_body_pose(sim, b, shape, s, x, q);
+      else
+        pose_body(sim, b, shape, x, q);
       if (find_overlap(p, b) < 0 && outside_box(sim, b) < 0)
         break;
       if (++tries >= attempts_max)
@@ -323,7 +358,31 @@ struct entry {
   int shape;
   long count;
   int random_fill;
+  int insert;       /* bodies come during the run (dem_setup_insert) */
+  double scale_max; /* random_fill's largest size factor (1: no scale) */
 };
+
+/* A random_fill's `scale`: the sizes the neighbour grid, the default skin
+ * and the placement's cells must know of. */
+static dem_status entry_sizes(const struct dem_node *def, struct dem_sim *sim,
+                              struct entry *e) {
+  struct dem_size_dist d = {0};
+  e->scale_max = 1.0;
+  if (!dem_node_get(def, "scale"))
+    return DEM_OK;
+  dem_status st = dem_setup_read_scale(def, "particles.random_fill.scale", &d);
+  free(d.sizes);
+  free(d.cum);
+  if (st)
+    return st;
+  const struct dem_shape *sh = &sim->shapes[e->shape];
+  for (size_t i = 0; i < sh->n_spheres; i++) {
+    sim->max_radius = fmax(sim->max_radius, sh->radius[i] * d.max);
+    sim->min_radius = fmin(sim->min_radius, sh->radius[i] * d.min);
+  }
+  e->scale_max = d.max;
+  return DEM_OK;
+}
 
 /* Reads each entry's kind, shape and count once, so the arrays are
  * allocated once and the placement loops need not parse them again. */
@@ -331,7 +390,7 @@ static dem_status read_entries(const struct dem_node *list,
                                const struct dem_node *shapes,
                                struct dem_sim *sim, struct entry *entries,
                                size_t *n_bodies, size_t *n_spheres) {
-  static const char *const kinds[] = {"body", "random_fill", NULL};
+  static const char *const kinds[] = {"body", "random_fill", "insert", NULL};
   *n_bodies = *n_spheres = 0;
   for (size_t i = 0; i < dem_node_size(list); i++) {
     const struct dem_node *item = dem_node_at(list, i);
@@ -340,16 +399,22 @@ static dem_status read_entries(const struct dem_node *list,
     if (st)
       return st;
     if (dem_node_size(item) != 1)
-      return dem_cfg_error(item, "each particles entry is one 'body' or one "
-                                 "'random_fill'");
+      return dem_cfg_error(item, "each particles entry is one 'body', one "
+                                 "'random_fill' or one 'insert'");
     const struct dem_node *def = dem_node_at(item, 0);
+    if (strcmp(dem_node_key_at(item, 0), "insert") == 0) {
+      e->count = 0;
+      e->insert = 1;
+      continue;
+    }
     e->random_fill = strcmp(dem_node_key_at(item, 0), "random_fill") == 0;
     e->count = 1;
     /* Keys are checked in full when the body is placed. */
     if ((st = find_shape(shapes, def, &e->shape)))
       return st;
-    if (e->random_fill &&
-        (st = dem_cfg_long(def, "count", 1, 0, 0, DEM_MAX_SPHERES, &e->count)))
+    if (e->random_fill && ((st = dem_cfg_long(def, "count", 1, 0, 0,
+                                              DEM_MAX_SPHERES, &e->count)) ||
+                           (st = entry_sizes(def, sim, e))))
       return st;
     /* Refused before the arrays are allocated: the limit keeps the sums
      * far from overflowing too. */
@@ -385,7 +450,9 @@ dem_status dem_setup_particles(const struct dem_node *root,
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   const struct dem_node *shapes = dem_node_get(root, "shapes");
   st = read_entries(list, shapes, sim, entries, &n_bodies, &n_spheres);
-  if (!st && n_bodies == 0)
+  if (!st)
+    st = dem_setup_insert(list, shapes, sim);
+  if (!st && n_bodies == 0 && !sim->insert)
     st = dem_cfg_error(list, "key 'particles': no bodies to simulate");
   if (!st)
     st = dem_sim_alloc_bodies(sim, n_bodies, n_spheres);
@@ -406,6 +473,11 @@ static dem_status place_all(const struct dem_node *list,
   for (size_t k = 0; k < sim->n_shapes; k++)
     if (sim->shapes[k].props.bounding_radius > max_rb)
       max_rb = sim->shapes[k].props.bounding_radius;
+  for (size_t i = 0; i < dem_node_size(list); i++)
+    if (entries[i].random_fill && entries[i].scale_max > 1.0)
+      max_rb =
+          fmax(max_rb, entries[i].scale_max *
+                           sim->shapes[entries[i].shape].props.bounding_radius);
   p.h = 2.0 * max_rb;
   size_t buckets = 1;
   while (buckets < 2 * n_bodies)
@@ -435,6 +507,8 @@ static dem_status place_all(const struct dem_node *list,
   b = 0;
   for (size_t i = 0; i < dem_node_size(list) && !st; i++) {
     const struct dem_node *def = dem_node_at(dem_node_at(list, i), 0);
+    if (entries[i].insert)
+      continue;
     if (entries[i].random_fill)
       st = place_random(&p, b, entries[i].count, def, &rng);
     else

@@ -38,6 +38,9 @@ const struct dem_field dem_fields[] = {
      "mass"},
     {"inertia", "bodies/inertia", BODY(inertia), F64, 3, ORDER | CHECK,
      "kg m^2", "principal moments of inertia"},
+    {"scale", "bodies/scale", BODY(scale), F64, 1, ORDER | OUT, "1",
+     "size factor on the shape: sphere radii and offsets times it (1 but "
+     "for inserted bodies with a size distribution)"},
     {"shape", "bodies/shape", BODY(shape), I32, 1, ORDER | CHECK | XDMF, "1",
      "shape number: row of /shapes, in the order of the config's shapes"},
     {"v", "state/velocity", BODY(v), F64, 3, ORDER | RESTART, "m/s",

@@ -197,7 +197,8 @@ static dem_status broad_phase(struct dem_sim *sim) {
   const long nbod = (long)b->n;
   double max_r = 0, lo[3], hi[3];
   for (long k = 0; k < nbod; k++) {
-    w->bradius[k] = sim->shapes[b->shape[k]].props.bounding_radius;
+    w->bradius[k] =
+        sim->shapes[b->shape[k]].props.bounding_radius * b->scale[k];
     if (w->bradius[k] > max_r)
       max_r = w->bradius[k];
   }

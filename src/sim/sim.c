@@ -7,6 +7,7 @@
 #include "core/quat.h"
 #include "sim/body_order.h"
 #include "sim/fields.h"
+#include "sim/insert.h"
 #include "sim/neighbors.h"
 
 /* The per-sphere owner ranges of a contact list (the rest of its
@@ -55,6 +56,8 @@ void dem_sim_release(struct dem_sim *sim) {
   release_list(sim, &sim->wall_contacts, DEM_ITEM_WALL_CONTACTS);
   dem_neighbors_release(nb);
   dem_body_order_release(nb);
+  dem_inserter_free(sim->insert);
+  sim->insert = NULL;
   for (size_t i = 0; i < sim->n_materials; i++)
     free(sim->materials[i].name);
   free(sim->materials);

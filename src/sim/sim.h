@@ -59,6 +59,7 @@ struct dem_bodies {
   double (*v_contact)[3], (*w_contact)[3], (*w_move)[3];
   double (*force)[3], (*torque)[3];
   double *mass, (*inertia)[3];
+  double *scale;   /* size factor on the shape (1; insert: its scale) */
   double *rot_aux; /* n x DEM_ROT_AUX, the rotation scheme's own state */
   int *shape;
   double (*x_build)[3]; /* position at the last neighbour build */
@@ -170,6 +171,7 @@ struct dem_walls {
 enum { DEM_N_WALLS = 6 };
 
 struct dem_contact_model;
+struct dem_inserter; /* insertion over time (sim/insert.h), or NULL */
 
 /* The contact law in use: its model (contact/model.h) and the parameters
  * it mixed for every pair of materials, params + (a * n + b) * size. */
@@ -202,6 +204,7 @@ struct dem_sim {
   struct dem_walls walls;
   struct dem_neighbors nb;
   double max_radius, min_radius;
+  struct dem_inserter *insert;
 };
 
 /* Allocates the body and sphere arrays (zeroed) and the contact lists'

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Insertion over time: no overlap at insertion (checked from the output, apart from the inserter), counts by rate and by count, the shape mix, scaled clump properties exact, a full region.
+# Usage: bash tests/cli_insert.sh DEM_BINARY SOURCE_DIR
+set -u
+DEM=$(realpath "$1")
+SRC=$(realpath "$2")
+CHECK="$SRC/tests/insert_check.py"
+pass=0
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+ok() { pass=$((pass + 1)); }
+bad() {
+  fail=$((fail + 1))
+  echo "FAIL: $*"
+}
+PY=""
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" > /dev/null && "$p" -c 'import h5py, numpy' 2> /dev/null; then
+    PY=$p
+    break
+  fi
+done
+if [ -z "$PY" ]; then
+  echo "FAIL: no python3 with h5py and numpy"
+  echo "cli_insert: 0 passed, 1 failed"
+  exit 1
+fi
+
+# cfg NAME 'INSERT ENTRY (flow mapping)' [END_TIME]: a config whose insert
+# entry is line 12 of NAME.yaml. No gravity, bodies at rest: they stay
+# where they were put.
+cfg() {
+  cat > "$1.yaml" << EOF2
+simulation: {time_step: 1.0e-4, end_time: ${3:-0.002}, seed: 3}
+materials:
+  glass: {density: 2500, young_modulus: 1.0e7, poisson_ratio: 0.25}
+shapes:
+  ball:
+    material: glass
+    spheres: [{center: [0, 0, 0], radius: 0.01}]
+  rod:
+    material: glass
+    spheres: [{center: [-0.01, 0, 0], radius: 0.01}, {center: [0.01, 0, 0], radius: 0.01}]
+particles:
+  - insert: $2
+domain: {box: {min: [0, 0, 0], max: [1, 1, 1]}, wall_material: glass}
+contact: {model: hertz}
+output: {snapshot_interval: 1.0e-4}
+EOF2
+}
+run() { # run NAME [args]: quiet run to NAME.h5, log in NAME.log
+  local n=$1
+  shift
+  "$DEM" run "$n.yaml" -o "$n.h5" --force "$@" > "$n.log" 2>&1
+}
+py() { # py WHAT ARGS...: a check of insert_check.py, its line printed
+  local out
+  if out=$("$PY" "$CHECK" "$@" 2>&1); then
+    ok
+    echo "  $out" | head -3
+  else
+    bad "$*: $out"
+  fi
+}
+
+# (a) No overlap at insertion: 400 polydisperse balls and rods, 20 per
+# step, into a small region; each body checked in the snapshot of its
+# step against every sphere of every other body there, and the walls.
+cfg dense '{region: {box: {min: [0.4, 0.4, 0.0], max: [0.6, 0.6, 0.2]}},
+    shapes: [{shape: ball, fraction: 0.5}, {shape: rod, fraction: 0.5}],
+    rate: 200000, end: 0.002, velocity: [0, 0, 0],
+    scale: {distribution: uniform, min: 0.5, max: 1.5}}'
+if run dense; then ok; else bad "dense: $(cat dense.log)"; fi
+py overlap dense.h5
+py walls dense.h5 0 1
+
+# (b) Counts: rate x time in every snapshot (from start 0.0005 s to end
+# 0.0015 s), and the shape mix within binomial tolerance.
+cfg rate '{region: {box: {min: [0, 0, 0], max: [1, 1, 1]}},
+    shapes: [{shape: ball, fraction: 0.3}, {shape: rod, fraction: 0.7}],
+    rate: 1.5e6, start: 0.0005, end: 0.0015}'
+if run rate; then ok; else bad "rate: $(cat rate.log)"; fi
+py count rate.h5 1.5e6 0.0005 0.0015
+py mix rate.h5 0.3 0.7
+cfg count '{region: {cylinder: {center: [0.5, 0.5, 0.5], axis: [1, 1, 0],
+    radius: 0.3, height: 0.5}}, shape: rod, count: 300, start: 0.0003}'
+if run count; then ok; else bad "count: $(cat count.log)"; fi
+"$PY" - << 'EOF2' && ok || bad "count: all 300 at the first step at or after start"
+import h5py
+f = h5py.File("count.h5", "r")
+for k in sorted(f["snapshots"]):
+    g = f["snapshots"][k]
+    n, t = len(g["bodies/mass"]), g.attrs["time"]
+    want = 300 if t >= 0.0003 - 1e-12 else 0
+    assert n == want, (t, n)
+EOF2
+py overlap count.h5
+
+# (f) A full region: 400 balls do not fit in 0.06^3 m^3; fewer are put
+# in, the log says so once, and none overlaps.
+cfg full '{region: {box: {min: [0.1, 0.1, 0.1], max: [0.16, 0.16, 0.16]}},
+    shape: ball, count: 400, max_attempts: 200}' 3e-4
+if run full; then ok; else bad "full: $(cat full.log)"; fi
+n=$(grep -c "no free place for" full.log)
+[ "$n" = 1 ] && ok || bad "full: the log says $n times that the region is full"
+grep -q "insertion: [0-9]* bodies inserted, [1-9][0-9]* not inserted" full.log && ok ||
+  bad "full: no count of bodies not inserted in the summary: $(cat full.log)"
+py overlap full.h5
+py clump dense.h5
+
+echo "cli_insert: $pass passed, $fail failed"
+[ "$fail" = 0 ]
