@@ -7,6 +7,7 @@
 #include "core/quat.h"
 #include "sim/body_order.h"
 #include "sim/fields.h"
+#include "sim/mesh_walls.h"
 #include "sim/neighbors.h"
 
 /* The per-sphere owner ranges of a contact list (the rest of its
@@ -55,6 +56,11 @@ void dem_sim_release(struct dem_sim *sim) {
   release_list(sim, &sim->wall_contacts, DEM_ITEM_WALL_CONTACTS);
   dem_neighbors_release(nb);
   dem_body_order_release(nb);
+  if (sim->mw) {
+    dem_mesh_walls_release(sim->mw);
+    free(sim->mw);
+    sim->mw = NULL;
+  }
   for (size_t i = 0; i < sim->n_materials; i++)
     free(sim->materials[i].name);
   free(sim->materials);
