@@ -72,7 +72,8 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
     for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++)
       if (dem_wall_touch(sim, k, &g))
         walls += m->energy(
-            dem_law_params(&sim->law, mat[i], dem_wall_material(sim, wc->ij[k][1])),
+            dem_law_params(&sim->law, mat[i],
+                           dem_wall_material(sim, wc->ij[k][1])),
             &g,
             wc->state_width ? wc->state + k * (size_t)wc->state_width : NULL);
     scratch[s->id[i]] = pairs + walls;

@@ -97,8 +97,8 @@ static DEM_ALWAYS_INLINE void dem_mesh_kinematics(const struct dem_sim *sim,
 /* The power of a contact's force f (on the sphere) and rolling torque
  * mr (on the sphere; NULL: none) through the motion of mesh wall `wall`'s
  * material at the contact point, at time t. */
-static DEM_ALWAYS_INLINE double dem_mesh_power(const struct dem_sim *sim,
-                                               int i, int wall,
+static DEM_ALWAYS_INLINE double dem_mesh_power(const struct dem_sim *sim, int i,
+                                               int wall,
                                                const struct dem_pair *g,
                                                const double f[3],
                                                const double *mr, double t) {
@@ -276,9 +276,10 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
           dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
           if (walls && j >= DEM_N_WALLS)
             dem_mesh_kinematics(sim, i, j, &g);
-          release(dem_law_params(&sim->law, material[i],
-                                 walls ? dem_wall_material(sim, j) : material[j]),
-                  &g, c->state + k * w, dw);
+          release(
+              dem_law_params(&sim->law, material[i],
+                             walls ? dem_wall_material(sim, j) : material[j]),
+              &g, c->state + k * w, dw);
           for (int m = 0; m < DEM_N_DISSIPATION; m++)
             work[m] += dw[m];
         }

@@ -75,7 +75,8 @@ static dem_status read_triangles(const struct dem_config *cfg,
   if (!path)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   char why[160];
-  FILE *f = dem_open_input_file(path, DEM_SHAPE_FILE_MAX_BYTES, why, sizeof why);
+  FILE *f =
+      dem_open_input_file(path, DEM_SHAPE_FILE_MAX_BYTES, why, sizeof why);
   if (!f) {
     st = dem_cfg_error(at, "key 'file': cannot open '%s': %s", path, why);
     free(path);
@@ -107,9 +108,8 @@ static dem_status read_triangles(const struct dem_config *cfg,
 static dem_status read_mesh(const struct dem_config *cfg,
                             const struct dem_node *root,
                             const struct dem_node *mesh, struct dem_mesh *m) {
-  static const char *const keys[] = {"name",      "file",   "material",
-                                     "scale",     "translate", "rotate",
-                                     "motion",    NULL};
+  static const char *const keys[] = {"name",      "file",   "material", "scale",
+                                     "translate", "rotate", "motion",   NULL};
   const char *name, *material;
   double(*tri)[3][3] = NULL;
   size_t n = 0;
@@ -147,8 +147,8 @@ static dem_status read_mesh(const struct dem_config *cfg,
 dem_status dem_setup_meshes(const struct dem_config *cfg,
                             const struct dem_node *root, struct dem_sim *sim) {
   const struct dem_node *list;
-  dem_status st = dem_cfg_sequence(dem_node_get(root, "domain"), "meshes", 0,
-                                   &list);
+  dem_status st =
+      dem_cfg_sequence(dem_node_get(root, "domain"), "meshes", 0, &list);
   if (st || !list || dem_node_size(list) == 0)
     return st;
   struct dem_mesh_walls *mw = calloc(1, sizeof *mw);
@@ -164,8 +164,9 @@ dem_status dem_setup_meshes(const struct dem_config *cfg,
   for (size_t k = 0; k < mw->n; k++) {
     const struct dem_node *mesh = dem_node_at(list, k);
     if (dem_node_kind(mesh) != DEM_NODE_MAPPING)
-      return dem_cfg_error(mesh, "domain.meshes[%zu]: expected a mapping "
-                                 "{name, file, material, ...}",
+      return dem_cfg_error(mesh,
+                           "domain.meshes[%zu]: expected a mapping "
+                           "{name, file, material, ...}",
                            k);
     if ((st = read_mesh(cfg, root, mesh, &mw->mesh[k])))
       return st;
@@ -180,8 +181,8 @@ dem_status dem_setup_meshes(const struct dem_config *cfg,
     mw->n_patches += mw->mesh[k].n_patches;
     mw->moving |= mw->mesh[k].motion.moving;
   }
-  mw->patch_mesh = malloc((mw->n_patches ? mw->n_patches : 1) *
-                          sizeof *mw->patch_mesh);
+  mw->patch_mesh =
+      malloc((mw->n_patches ? mw->n_patches : 1) * sizeof *mw->patch_mesh);
   if (!mw->patch_mesh)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   for (size_t k = 0; k < mw->n; k++)

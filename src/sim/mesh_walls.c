@@ -62,8 +62,8 @@ double dem_mesh_walls_moved2(struct dem_sim *sim, double t) {
 }
 
 /* The box of triangle t of mesh m, widened by `by`. */
-static void tri_box(const struct dem_mesh *m, size_t t, double by,
-                    double lo[3], double hi[3]) {
+static void tri_box(const struct dem_mesh *m, size_t t, double by, double lo[3],
+                    double hi[3]) {
   for (int j = 0; j < 3; j++) {
     lo[j] = HUGE_VAL;
     hi[j] = -HUGE_VAL;
@@ -214,8 +214,8 @@ size_t dem_mesh_walls_near(const struct dem_sim *sim, const double x[3],
   for (size_t a = 1; a < n; a++) {
     int p0 = out[a][0], t0 = out[a][1];
     size_t b = a;
-    while (b > 0 &&
-           (out[b - 1][0] > p0 || (out[b - 1][0] == p0 && out[b - 1][1] > t0))) {
+    while (b > 0 && (out[b - 1][0] > p0 ||
+                     (out[b - 1][0] == p0 && out[b - 1][1] > t0))) {
       out[b][0] = out[b - 1][0];
       out[b][1] = out[b - 1][1];
       b--;

@@ -18,9 +18,9 @@ struct dem_mesh_walls {
   int *patch_base; /* n + 1 */
   int *patch_mesh; /* per global patch: its mesh */
   size_t n_patches;
-  int moving;        /* some mesh has a motion */
-  double t_build;    /* time the meshes had at the last neighbour build */
-  double t_placed;   /* time they are placed at now */
+  int moving;      /* some mesh has a motion */
+  double t_build;  /* time the meshes had at the last neighbour build */
+  double t_placed; /* time they are placed at now */
   /* Each wall contact's candidate triangles (local numbers in its mesh,
    * ascending): cand[tri_first[k] .. tri_first[k] + tri_count[k]). */
   int *cand;
@@ -69,9 +69,9 @@ static inline int dem_wall_material(const struct dem_sim *sim, int wall) {
  * candidate triangles, the nearest (the first in triangle order on a
  * tie). Returns its squared distance; *feature is its feature, *tri its
  * triangle. */
-static inline double dem_mesh_patch_closest(const struct dem_sim *sim,
-                                            size_t k, double cp[3],
-                                            int *feature, int *tri) {
+static inline double dem_mesh_patch_closest(const struct dem_sim *sim, size_t k,
+                                            double cp[3], int *feature,
+                                            int *tri) {
   const struct dem_contact_list *c = &sim->wall_contacts;
   const struct dem_mesh_walls *mw = sim->mw;
   const int patch = c->ij[k][1] - DEM_N_WALLS;
@@ -103,11 +103,14 @@ static inline double dem_mesh_patch_closest(const struct dem_sim *sim,
 #define DEM_MESH_SAME_POINT 1e-12
 
 /* Whether wall contact k (a mesh patch) is the one that answers for its
- * closest point: a face point always; an edge or vertex point only when no
- * other patch of the mesh in the sphere's contacts is nearer and the
- * edge's or vertex's owner is this patch (so a sphere touching a convex
- * edge or corner, or a flat region across a patch boundary, has one
- * contact). */
+ * closest point: a point of a face, of an edge or vertex inside the patch
+ * or on the mesh's free border, always; a point of an edge or vertex the
+ * patch shares with others only when no other patch of the mesh in the
+ * sphere's contacts is nearer (then the sphere is over that patch's face:
+ * a convex edge seen from one side) and the patch owns the edge or vertex
+ * (so a sphere touching a convex edge or corner has one contact). A
+ * sphere in a concave corner touches each patch's face: one contact
+ * each. */
 static inline int dem_mesh_patch_answers(const struct dem_sim *sim, size_t k,
                                          double d2, int feature, int tri) {
   if (feature == DEM_TRI_FACE)
@@ -117,11 +120,14 @@ static inline int dem_mesh_patch_answers(const struct dem_sim *sim, size_t k,
   const int patch = c->ij[k][1] - DEM_N_WALLS, mi = mw->patch_mesh[patch];
   const struct dem_mesh *m = &mw->mesh[mi];
   const int local = patch - mw->patch_base[mi];
-  const int owner = feature <= DEM_TRI_EDGE_CA
-                        ? m->edge_owner[tri][feature - DEM_TRI_EDGE_AB]
-                        : m->vertex_owner[tri][feature - DEM_TRI_VERTEX_A];
+  const int edge = feature <= DEM_TRI_EDGE_CA;
+  const int at = edge ? feature - DEM_TRI_EDGE_AB : feature - DEM_TRI_VERTEX_A;
+  if (!(edge ? m->edge_shared[tri][at] : m->vertex_shared[tri][at]))
+    return 1; /* inside the patch, or on the mesh's free border */
+  const int owner = edge ? m->edge_owner[tri][at] : m->vertex_owner[tri][at];
   const int i = c->ij[k][0];
-  const double near = d2 * (1 - DEM_MESH_SAME_POINT) * (1 - DEM_MESH_SAME_POINT);
+  const double near =
+      d2 * (1 - DEM_MESH_SAME_POINT) * (1 - DEM_MESH_SAME_POINT);
   for (size_t o = c->start[i]; o < c->start[i + 1]; o++) {
     const int wall = c->ij[o][1];
     if (o == k || wall < DEM_N_WALLS ||

@@ -43,8 +43,8 @@ int dem_neighbors_stale(struct dem_sim *sim) {
     return 1;
   double limit = 0.25 * sim->nb.skin * sim->nb.skin;
   if (sim->mw && sim->mw->moving) { /* the meshes' share of the skin */
-    double half = 0.5 * sim->nb.skin, moved = sqrt(dem_mesh_walls_moved2(
-                                          sim, sim->t_eval));
+    double half = 0.5 * sim->nb.skin,
+           moved = sqrt(dem_mesh_walls_moved2(sim, sim->t_eval));
     if (!(moved < half))
       return 1;
     limit = (half - moved) * (half - moved);
