@@ -112,21 +112,28 @@ static void check_cube(FILE *f) {
    * inside a face to that face; a corner to the lowest of its three. */
   for (size_t t = 0; t < 12; t++)
     for (int k = 0; k < 3; k++) {
-      int low = 99;
+      int low = 99, high = -1;
       for (size_t u = 0; u < 12; u++)
         for (int j = 0; j < 3; j++) {
           int a = m.tri[t][k], b = m.tri[t][(k + 1) % 3];
           int c = m.tri[u][j], d = m.tri[u][(j + 1) % 3];
-          if ((a == c && b == d) || (a == d && b == c))
+          if ((a == c && b == d) || (a == d && b == c)) {
             low = m.patch[u] < low ? m.patch[u] : low;
+            high = m.patch[u] > high ? m.patch[u] : high;
+          }
         }
       ck_assert_int_eq(m.edge_owner[t][k], low);
-      int vlow = 99;
+      /* Shared: a cube's edge (two faces), not a face's diagonal. */
+      ck_assert_int_eq(m.edge_shared[t][k], low != high);
+      int vlow = 99, vhigh = -1;
       for (size_t u = 0; u < 12; u++)
         for (int j = 0; j < 3; j++)
-          if (m.tri[u][j] == m.tri[t][k])
+          if (m.tri[u][j] == m.tri[t][k]) {
             vlow = m.patch[u] < vlow ? m.patch[u] : vlow;
+            vhigh = m.patch[u] > vhigh ? m.patch[u] : vhigh;
+          }
       ck_assert_int_eq(m.vertex_owner[t][k], vlow);
+      ck_assert_int_eq(m.vertex_shared[t][k], 1); /* every corner: 3 faces */
     }
   /* The first triangle (z = 0 face) faces -z. */
   ck_assert_double_eq_tol(m.normal[0][2], -1.0, 1e-15);

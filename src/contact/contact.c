@@ -44,7 +44,8 @@ static void gather(struct dem_sim *sim) {
 void dem_contact_forces(struct dem_sim *sim, double dt) {
   const struct dem_contact_model *m = sim->law.model;
   m->pairs(sim, dt);
-  if (sim->walls.enabled)
+  dem_mesh_walls_place(sim, sim->t_eval);
+  if (sim->walls.enabled || sim->mw)
     m->walls(sim, dt);
   gather(sim);
 }
@@ -71,7 +72,9 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
     for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++)
       if (dem_wall_touch(sim, k, &g))
         walls += m->energy(
-            dem_law_params(&sim->law, mat[i], sim->walls.material), &g,
+            dem_law_params(&sim->law, mat[i],
+                           dem_wall_material(sim, wc->ij[k][1])),
+            &g,
             wc->state_width ? wc->state + k * (size_t)wc->state_width : NULL);
     scratch[s->id[i]] = pairs + walls;
   }
@@ -93,4 +96,16 @@ void dem_contact_dissipated(const struct dem_sim *sim,
     for (int m = 0; m < DEM_N_DISSIPATION; m++)
       out[m] += d[m];
   }
+}
+
+double dem_contact_wall_work(const struct dem_sim *sim) {
+  const struct dem_spheres *s = &sim->s;
+  double total = 0.0;
+  if (!s->wall_work)
+    return 0.0;
+  for (size_t id = 0; id < s->n; id++) { /* in id order: any order alike */
+    size_t i = s->index_of[id];
+    total += s->wall_work[i] - s->wall_ahead[i];
+  }
+  return total;
 }

@@ -19,6 +19,10 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch);
 
 /* Work the contacts have dissipated since the start, by mechanism (enum
  * dem_dissipation; 0 for a conservative law), summed in sphere id order. */
+/* The work the moving mesh walls did on the bodies since the start, to
+ * the last force evaluation (0 without meshes), summed in sphere id
+ * order. */
+double dem_contact_wall_work(const struct dem_sim *sim);
 void dem_contact_dissipated(const struct dem_sim *sim,
                             double out[DEM_N_DISSIPATION]);
 

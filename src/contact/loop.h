@@ -13,6 +13,7 @@
 
 #include "contact/model.h"
 #include "core/vec3.h"
+#include "sim/mesh_walls.h"
 
 /* A kernel: the result for one touching contact, its history updated. */
 typedef void (*dem_pair_kernel)(const void *params, const struct dem_pair *g,
@@ -70,6 +71,49 @@ static DEM_ALWAYS_INLINE void dem_pair_kinematics(const struct dem_sim *sim,
   }
 }
 
+/* A moving mesh's share of the kinematics: its material's velocity at
+ * the contact point (at the force's time and at the middle of the step
+ * just made) and its angular velocity, taken from the owner's. */
+static DEM_ALWAYS_INLINE void dem_mesh_kinematics(const struct dem_sim *sim,
+                                                  int i, int wall,
+                                                  struct dem_pair *g) {
+  const struct dem_mesh_walls *mw = sim->mw;
+  const struct dem_mesh *m = &mw->mesh[mw->patch_mesh[wall - DEM_N_WALLS]];
+  if (!m->motion.moving)
+    return;
+  double p[3], vw[3], vm[3];
+  v3_copy(p, sim->s.x[i]);
+  v3_axpy(p, -g->arm_i / g->dist, g->d);
+  dem_mesh_velocity(m, sim->t_eval, p, vw);
+  dem_mesh_velocity(m, sim->t_eval - 0.5 * g->dt, p, vm);
+  v3_sub(g->v, g->v, vw);
+  v3_sub(g->v_move, g->v_move, vm);
+  if (sim->t_eval >= m->motion.start)
+    v3_sub(g->w, g->w, m->motion.angular_velocity);
+  if (sim->t_eval - 0.5 * g->dt >= m->motion.start)
+    v3_sub(g->w_move, g->w_move, m->motion.angular_velocity);
+}
+
+/* The power of a contact's force f (on the sphere) and rolling torque
+ * mr (on the sphere; NULL: none) through the motion of mesh wall `wall`'s
+ * material at the contact point, at time t. */
+static DEM_ALWAYS_INLINE double dem_mesh_power(const struct dem_sim *sim, int i,
+                                               int wall,
+                                               const struct dem_pair *g,
+                                               const double f[3],
+                                               const double *mr, double t) {
+  const struct dem_mesh_walls *mw = sim->mw;
+  const struct dem_mesh *m = &mw->mesh[mw->patch_mesh[wall - DEM_N_WALLS]];
+  double p[3], vw[3];
+  v3_copy(p, sim->s.x[i]);
+  v3_axpy(p, -g->arm_i / g->dist, g->d);
+  dem_mesh_velocity(m, t, p, vw);
+  double power = v3_dot(f, vw);
+  if (mr && t >= m->motion.start)
+    power += v3_dot(mr, m->motion.angular_velocity);
+  return power;
+}
+
 /* The geometry of pair contact k; 0 when its spheres do not touch. */
 static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
                                             struct dem_pair *g) {
@@ -94,13 +138,40 @@ static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
   return 1;
 }
 
+/* The geometry of wall contact k when its wall is a mesh patch; 0 when the
+ * sphere does not touch it (or another patch answers for the point). The
+ * normal points from the closest point to the centre (triangles are
+ * two-sided). */
+static inline int dem_mesh_touch(const struct dem_sim *sim, size_t k,
+                                 struct dem_pair *g) {
+  const struct dem_contact_list *c = &sim->wall_contacts;
+  const int i = c->ij[k][0];
+  const double r = c->rsum[k];
+  double cp[3];
+  int feature, tri;
+  double d2 = dem_mesh_patch_closest(sim, k, cp, &feature, &tri);
+  v3_sub(g->d, sim->s.x[i], cp);
+  if (!(d2 < r * r) || !(d2 > 0) ||
+      !dem_mesh_patch_answers(sim, k, d2, feature, tri))
+    return 0;
+  g->dist = sqrt(d2);
+  g->overlap = r - g->dist;
+  g->ri = g->rstar = r;
+  g->rj = 0.0;
+  g->arm_i = g->dist;
+  g->arm_j = 0.0;
+  return 1;
+}
+
 /* The geometry of wall contact k (the box's flat walls, wall = 2 axis +
- * side); 0 when the sphere does not touch the wall. */
+ * side, or a mesh patch); 0 when the sphere does not touch the wall. */
 static DEM_ALWAYS_INLINE int dem_wall_touch(const struct dem_sim *sim, size_t k,
                                             struct dem_pair *g) {
   const struct dem_contact_list *c = &sim->wall_contacts;
   const struct dem_walls *wl = &sim->walls;
   const int i = c->ij[k][0], wall = c->ij[k][1];
+  if (wall >= DEM_N_WALLS)
+    return dem_mesh_touch(sim, k, g);
   const int axis = wall / 2, high = wall % 2;
   const double r = c->rsum[k], xa = sim->s.x[i][axis];
   g->overlap = high ? r - (wl->hi[axis] - xa) : r - (xa - wl->lo[axis]);
@@ -183,6 +254,10 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
   const size_t w = (size_t)c->state_width;
   size_t k0, k1;
   double work[DEM_N_DISSIPATION] = {0};
+  /* The moving meshes' work on this owner: over the step (trapezoid) and
+   * the half step ahead of the evaluation. */
+  const int meshes_move = walls && sim->mw && sim->mw->moving;
+  double wall_work = 0.0, wall_ahead = 0.0;
   dem_owner_slice((const int(*)[2])c->ij, c->n, &k0, &k1);
   for (size_t k = k0; k < k1; k++) {
     const int i = c->ij[k][0], j = c->ij[k][1];
@@ -199,9 +274,12 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
           g.overlap = 0.0;
           g.dt = dt;
           dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
-          release(dem_law_params(&sim->law, material[i],
-                                 walls ? sim->walls.material : material[j]),
-                  &g, c->state + k * w, dw);
+          if (walls && j >= DEM_N_WALLS)
+            dem_mesh_kinematics(sim, i, j, &g);
+          release(
+              dem_law_params(&sim->law, material[i],
+                             walls ? dem_wall_material(sim, j) : material[j]),
+              &g, c->state + k * w, dw);
           for (int m = 0; m < DEM_N_DISSIPATION; m++)
             work[m] += dw[m];
         }
@@ -209,13 +287,35 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
       }
     } else {
       g.dt = dt;
-      if (flags & DEM_MODEL_VELOCITY)
+      if (flags & DEM_MODEL_VELOCITY) {
         dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
+        if (walls && j >= DEM_N_WALLS)
+          dem_mesh_kinematics(sim, i, j, &g);
+      }
       struct dem_pair_result r;
       kernel(dem_law_params(&sim->law, material[i],
-                            walls ? sim->walls.material : material[j]),
+                            walls ? dem_wall_material(sim, j) : material[j]),
              &g, w ? c->state + k * w : NULL, &r);
       dem_contact_store(c, k, flags, &r, work);
+      if (meshes_move && j >= DEM_N_WALLS) {
+        double mr[3];
+        if (flags & DEM_MODEL_TORQUE)
+          v3_scale(mr, r.t + 3, -1.0); /* the wall's arm is 0 */
+        const double *m = (flags & DEM_MODEL_TORQUE) ? mr : NULL;
+        const double back =
+            0.5 * dt *
+            dem_mesh_power(sim, i, j, &g, r.f, m, sim->t_eval - 0.5 * dt);
+        const double ahead =
+            0.5 * sim->dt *
+            dem_mesh_power(sim, i, j, &g, r.f, m, sim->t_eval + 0.5 * sim->dt);
+        wall_work += back + ahead;
+        wall_ahead += ahead;
+      }
+    }
+    if (meshes_move && (k + 1 == k1 || c->ij[k + 1][0] != i)) {
+      sim->s.wall_work[i] += wall_work;
+      sim->s.wall_ahead[i] = wall_ahead;
+      wall_work = wall_ahead = 0.0;
     }
     if ((flags & DEM_MODEL_DISSIPATIVE) &&
         (k + 1 == k1 || c->ij[k + 1][0] != i))

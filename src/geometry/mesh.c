@@ -104,36 +104,52 @@ static dem_status find_patches(struct dem_mesh *m) {
     free(e), free(parent), free(number);
     return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh '%s'", m->name);
   }
-  for (size_t v = 0; v < m->n_vert; v++)
+  int *highest = malloc((m->n_vert ? m->n_vert : 1) * sizeof *highest);
+  if (!highest) {
+    free(e), free(parent), free(number), free(lowest);
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh '%s'", m->name);
+  }
+  for (size_t v = 0; v < m->n_vert; v++) {
     lowest[v] = (int)m->n_patches;
+    highest[v] = -1;
+  }
   for (size_t t = 0; t < n; t++)
     for (int k = 0; k < 3; k++) {
       int v = m->tri[t][k];
       if (m->patch[t] < lowest[v])
         lowest[v] = m->patch[t];
+      if (m->patch[t] > highest[v])
+        highest[v] = m->patch[t];
     }
   for (size_t a = 0; a < 3 * n;) {
     size_t b = a;
-    int low = m->patch[e[a].tri];
+    int low = m->patch[e[a].tri], high = low;
     while (b < 3 * n && e[b].lo == e[a].lo && e[b].hi == e[a].hi) {
       if (m->patch[e[b].tri] < low)
         low = m->patch[e[b].tri];
+      if (m->patch[e[b].tri] > high)
+        high = m->patch[e[b].tri];
       b++;
     }
     for (size_t k = a; k < b; k++) {
       size_t t = e[k].tri;
       for (int j = 0; j < 3; j++) {
         int v0 = m->tri[t][j], v1 = m->tri[t][(j + 1) % 3];
-        if ((v0 < v1 ? v0 : v1) == e[k].lo && (v0 < v1 ? v1 : v0) == e[k].hi)
+        if ((v0 < v1 ? v0 : v1) == e[k].lo && (v0 < v1 ? v1 : v0) == e[k].hi) {
           m->edge_owner[t][j] = low;
+          m->edge_shared[t][j] = low != high;
+        }
       }
     }
     a = b;
   }
   for (size_t t = 0; t < n; t++)
-    for (int k = 0; k < 3; k++)
-      m->vertex_owner[t][k] = lowest[m->tri[t][k]];
-  free(lowest);
+    for (int k = 0; k < 3; k++) {
+      int v = m->tri[t][k];
+      m->vertex_owner[t][k] = lowest[v];
+      m->vertex_shared[t][k] = lowest[v] != highest[v];
+    }
+  free(lowest), free(highest);
   free(e), free(parent), free(number);
   return DEM_OK;
 }
@@ -147,8 +163,10 @@ dem_status dem_mesh_build(struct dem_mesh *m, const char *name,
   m->normal = malloc(n * sizeof *m->normal);
   m->edge_owner = malloc(n * sizeof *m->edge_owner);
   m->vertex_owner = malloc(n * sizeof *m->vertex_owner);
+  m->edge_shared = malloc(n * sizeof *m->edge_shared);
+  m->vertex_shared = malloc(n * sizeof *m->vertex_shared);
   if (!c || !m->tri || !m->patch || !m->normal || !m->edge_owner ||
-      !m->vertex_owner) {
+      !m->vertex_owner || !m->edge_shared || !m->vertex_shared) {
     free(c);
     return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh '%s'", name);
   }
@@ -255,5 +273,7 @@ void dem_mesh_release(struct dem_mesh *m) {
   free(m->normal);
   free(m->edge_owner);
   free(m->vertex_owner);
+  free(m->edge_shared);
+  free(m->vertex_shared);
   memset(m, 0, sizeof *m);
 }

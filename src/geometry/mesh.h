@@ -27,6 +27,9 @@ struct dem_mesh {
    * that share it. A sphere whose closest point on two patches is the
    * same edge or vertex touches the mesh once, through that patch. */
   int (*edge_owner)[3], (*vertex_owner)[3];
+  /* Whether that edge or vertex is shared with another patch (1) or lies
+   * inside its patch or on the mesh's free border (0). */
+  unsigned char (*edge_shared)[3], (*vertex_shared)[3];
   double (*rest)[3];   /* vertices as placed at t <= start */
   double (*v)[3];      /* vertices now */
   double (*normal)[3]; /* per triangle now, unit, (b - a) x (c - a) */

@@ -121,6 +121,16 @@ static int extendible(hid_t ds) {
   return ok;
 }
 
+/* Whether a group's creation properties (its link and group info
+ * messages, which h5py reads to open it) can be read. */
+static int group_header_reads(hid_t g) {
+  hid_t p = H5Gget_create_plist(g);
+  if (p < 0)
+    return 0;
+  H5Pclose(p);
+  return 1;
+}
+
 /* A snapshot group's step and time, kept by index. */
 static herr_t note_snapshot(struct walk *w, hid_t g, long index) {
   struct dem_h5_file_check *c = w->out;
@@ -159,6 +169,8 @@ static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
   else if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, check_attr,
                        NULL) < 0)
     why = "has an attribute that cannot be read";
+  else if (info->type == H5O_TYPE_GROUP && !group_header_reads(obj))
+    why = "has a header that cannot be read";
   else if (info->type == H5O_TYPE_GROUP && snap >= 0 && strlen(name) == 16 &&
            note_snapshot(w, obj, snap) < 0)
     why = "lacks its step or time";

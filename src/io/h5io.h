@@ -94,7 +94,10 @@ char *dem_h5_sidecar_path(const char *path);
   X(dissipated_rolling, "J", 2,                                                \
     "work dissipated by rolling resistance since the start")                   \
   X(dissipated, "J", 2,                                                        \
-    "all work dissipated since the start: total + dissipated is constant")
+    "all work dissipated since the start: total + dissipated is constant")     \
+  X(wall_work, "J", 3,                                                         \
+    "work the moving mesh walls did on the bodies since the start: total + "   \
+    "dissipated - wall_work is constant")
 
 struct dem_energy_row {
   long step;

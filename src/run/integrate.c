@@ -10,6 +10,7 @@
 #include "run/run.h"
 #include "sim/agree.h"
 #include "sim/insert.h"
+#include "sim/mesh_walls.h"
 
 volatile sig_atomic_t dem_run_stop_signal;
 
@@ -45,10 +46,11 @@ static void progress(const struct dem_run *r, double started, int tty,
   if (r->have_rows && r->first_row.total != 0) {
     const struct dem_energy_row *a = &r->first_row, *b = &r->last_row;
     int balance =
-        sim->law.model && (sim->law.model->flags & DEM_MODEL_DISSIPATIVE);
+        (sim->law.model && (sim->law.model->flags & DEM_MODEL_DISSIPATIVE)) ||
+        (sim->mw && sim->mw->moving);
     double e = b->total - a->total;
     if (balance)
-      e += b->dissipated - a->dissipated;
+      e += b->dissipated - a->dissipated - (b->wall_work - a->wall_work);
     if (tty)
       snprintf(energy, sizeof energy, "  %s %+.2e",
                balance ? "(E+W-E0)/E0" : "(E-E0)/E0", e / fabs(a->total));

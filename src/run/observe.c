@@ -135,7 +135,8 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
       .dissipated_friction = w[DEM_DISSIPATION_FRICTION],
       .dissipated_rolling = w[DEM_DISSIPATION_ROLLING],
       .dissipated = w[DEM_DISSIPATION_DAMPING] + w[DEM_DISSIPATION_FRICTION] +
-                    w[DEM_DISSIPATION_ROLLING]};
+                    w[DEM_DISSIPATION_ROLLING],
+      .wall_work = dem_contact_wall_work(sim)};
 }
 
 /* Room for the output rows of the contact lists. */

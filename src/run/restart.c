@@ -205,6 +205,8 @@ static dem_status rebuild_lists(struct dem_sim *sim) {
   memcpy(x, sim->b.x, nb * sizeof *x);
   memcpy(sim->b.x, sim->b.x_build, nb * sizeof *x);
   memcpy(sim->s.x, sim->s.x_build, sim->s.n * sizeof *sim->s.x);
+  if (sim->s.mesh_t_build && sim->s.n) /* the meshes as they were then */
+    sim->t_eval = sim->s.mesh_t_build[0];
   dem_status st = dem_neighbors_build(sim);
   memcpy(sim->b.x, x, nb * sizeof *x);
   free(x);

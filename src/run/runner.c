@@ -80,9 +80,10 @@ static dem_status run_config(struct dem_run *r) {
             "  energy from t = %g s to %g s: %.6g J -> %.6g J, dissipated "
             "%.6g J; balance (E + W - E0) / |E0| = %.3g\n",
             a->time, b->time, a->total, b->total, b->dissipated - a->dissipated,
-            scale > 0
-                ? (b->total + b->dissipated - a->total - a->dissipated) / scale
-                : 0.0);
+            scale > 0 ? (b->total + b->dissipated - b->wall_work - a->total -
+                         a->dissipated + a->wall_work) /
+                            scale
+                      : 0.0);
   }
   if (!opt->quiet && r->sim.insert)
     fprintf(stderr,

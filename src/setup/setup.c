@@ -40,7 +40,7 @@ static dem_status read_simulation(const struct dem_node *root,
 
 static dem_status read_domain(const struct dem_node *root,
                               struct dem_sim *sim) {
-  static const char *const keys[] = {"box", "wall_material", NULL};
+  static const char *const keys[] = {"box", "wall_material", "meshes", NULL};
   static const char *const box_keys[] = {"min", "max", NULL};
   const struct dem_node *m, *box;
   const char *material;
@@ -48,8 +48,10 @@ static dem_status read_domain(const struct dem_node *root,
   if ((st = dem_cfg_mapping(root, "domain", 0, &m)) || !m)
     return st;
   if ((st = dem_cfg_check_keys(m, keys, "domain")) ||
-      (st = dem_cfg_mapping(m, "box", 1, &box)) ||
-      (st = dem_cfg_check_keys(box, box_keys, "domain.box")) ||
+      (st = dem_cfg_mapping(m, "box", !dem_node_get(m, "meshes"), &box)) ||
+      !box)
+    return st;
+  if ((st = dem_cfg_check_keys(box, box_keys, "domain.box")) ||
       (st = dem_cfg_vec(box, "min", 1, NULL, 3, DEM_ANY, sim->walls.lo)) ||
       (st = dem_cfg_vec(box, "max", 1, NULL, 3, DEM_ANY, sim->walls.hi)) ||
       (st = dem_cfg_string(m, "wall_material", 1, NULL, &material)) ||
@@ -133,7 +135,7 @@ static double rayleigh_time_step(const struct dem_sim *sim, size_t *shape,
 static dem_status check_time_step(const struct dem_node *root,
                                   const struct dem_sim *sim) {
   /* One body and no walls: nothing ever touches. */
-  if (sim->b.n < 2 && !sim->walls.enabled)
+  if (sim->b.n < 2 && !sim->walls.enabled && !sim->mw)
     return DEM_OK;
   size_t shape = 0;
   double radius = 0, dtr = rayleigh_time_step(sim, &shape, &radius);
@@ -174,6 +176,7 @@ dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
   if ((st = dem_cfg_check_keys(root, top_keys, "the top level")) ||
       (st = read_simulation(root, sim)) ||
       (st = dem_setup_materials(root, sim)) || (st = read_domain(root, sim)) ||
+      (st = dem_setup_meshes(cfg, root, sim)) ||
       (st = dem_setup_shapes(cfg, root, sim)) ||
       (st = dem_setup_particles(root, sim)) ||
       (st = read_output(cfg, root, out)) ||

@@ -45,6 +45,12 @@ dem_status dem_setup_read_scale(const struct dem_node *map, const char *where,
 /* The particles section's insert entries into sim->insert (none: NULL). */
 dem_status dem_setup_insert(const struct dem_node *list,
                             const struct dem_node *shapes, struct dem_sim *sim);
+/* domain.meshes: triangle-mesh walls (after the materials). */
+dem_status dem_setup_meshes(const struct dem_config *cfg,
+                            const struct dem_node *root, struct dem_sim *sim);
+/* Path of `file` relative to the directory of the config file (caller
+ * frees; NULL when out of memory). */
+char *dem_setup_relative_path(const char *config_path, const char *file);
 /* The contact section: the contact law, its material-pair table (mixed,
  * or given by contact.pairs), the neighbour search's settings (after the
  * materials, the walls and the particles). */

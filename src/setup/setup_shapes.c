@@ -11,7 +11,7 @@
 #include "setup/setup.h"
 
 /* Path of `file` relative to the directory of the config file. */
-static char *relative_to_config(const char *config_path, const char *file) {
+char *dem_setup_relative_path(const char *config_path, const char *file) {
   if (file[0] == '/' || !config_path)
     return strdup(file);
   char *copy = strdup(config_path);
@@ -257,7 +257,7 @@ static dem_status read_shape(const struct dem_config *cfg,
     const char *file;
     if ((st = dem_cfg_string(def, "file", 1, NULL, &file)))
       return st;
-    char *path = relative_to_config(cfg->path, file);
+    char *path = dem_setup_relative_path(cfg->path, file);
     if (!path)
       return dem_fail(DEM_ERR_NOMEM, "out of memory");
     st = read_sphere_file(file_node, path, scale, &defs, &n);

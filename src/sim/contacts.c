@@ -2,6 +2,8 @@
  * carries each contact's history (as exaDEM and DEM-Engine do). */
 #include "sim/contacts.h"
 
+#include "sim/mesh_walls.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,21 +176,88 @@ int dem_walls_near(const struct dem_walls *wl, const double x[3], double reach,
   return m;
 }
 
+/* Room for the (patch, triangle) pairs near one sphere. */
+struct near_buf {
+  int (*pt)[2];
+  size_t cap;
+  int local[256][2];
+};
+
+/* The mesh patches near sphere i, as (patch, triangle) pairs in b->pt
+ * (ascending); returns how many, or (size_t)-1 when out of memory. */
+static size_t mesh_near(const struct dem_sim *sim, long i, double reach,
+                        struct near_buf *b) {
+  if (!b->pt) {
+    b->pt = b->local;
+    b->cap = 256;
+  }
+  size_t n = dem_mesh_walls_near(sim, sim->s.x[i], reach, b->pt, b->cap);
+  if (n > b->cap) {
+    void *p = malloc(n * sizeof *b->pt);
+    if (!p)
+      return (size_t)-1;
+    if (b->pt != b->local)
+      free(b->pt);
+    b->pt = p;
+    b->cap = n;
+    n = dem_mesh_walls_near(sim, sim->s.x[i], reach, b->pt, b->cap);
+  }
+  return n;
+}
+
+/* Distinct patches among n ascending (patch, triangle) pairs. */
+static size_t patches_in(const int (*pt)[2], size_t n) {
+  size_t m = 0;
+  for (size_t k = 0; k < n; k++)
+    m += k == 0 || pt[k][0] != pt[k - 1][0];
+  return m;
+}
+
 dem_status dem_contacts_build_walls(struct dem_sim *sim,
                                     const unsigned char *use) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *wl = &sim->walls;
   struct dem_contact_list *c = &sim->wall_contacts;
+  struct dem_mesh_walls *mw = sim->mw;
   const long n = (long)s->n;
   const double skin = sim->nb.skin;
   size_t *range = c->old_start; /* counts, before retire swaps them in */
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
-    int w[DEM_N_WALLS];
-    range[i + 1] =
-        wl->enabled && (!use || use[i])
-            ? (size_t)dem_walls_near(wl, s->x[i], s->radius[i] + skin, w)
-            : 0;
+  size_t *tris = NULL;          /* per sphere, candidate triangles */
+  int failed = 0;
+  if (mw) {
+    dem_status st = dem_mesh_walls_grid(sim);
+    if (st)
+      return st;
+    tris = calloc((size_t)n + 1, sizeof *tris);
+    if (!tris)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh contacts");
+  }
+#pragma omp parallel if (n > DEM_PARALLEL_MIN) reduction(| : failed)
+  {
+    struct near_buf nb = {0};
+#pragma omp for schedule(static)
+    for (long i = 0; i < n; i++) {
+      int w[DEM_N_WALLS];
+      range[i + 1] =
+          wl->enabled && (!use || use[i])
+              ? (size_t)dem_walls_near(wl, s->x[i], s->radius[i] + skin, w)
+              : 0;
+      if (mw) {
+        size_t m = mesh_near(sim, i, s->radius[i] + skin, &nb);
+        if (m == (size_t)-1) {
+          failed = 1;
+          m = 0;
+        }
+        tris[i + 1] = m;
+        range[i + 1] += patches_in((const int(*)[2])nb.pt, m);
+      }
+    }
+    if (nb.pt != nb.local)
+      free(nb.pt);
+  }
+  if (failed) {
+    free(tris);
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh contacts");
   }
   /* retire() makes old_start the current ranges and these the new ones:
    * the counts must survive it, so they were written to old_start. */
@@ -196,26 +265,71 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
   for (long i = 0; i < n; i++)
     total += range[i + 1];
   dem_status st = retire(sim, DEM_ITEM_WALL_CONTACTS, total);
-  if (st)
+  if (!st && mw) {
+    size_t n_cand = prefix(tris, s->n);
+    if (n_cand > mw->cap_cand) {
+      free(mw->cand);
+      mw->cap_cand = n_cand + n_cand / 4 + 64;
+      mw->cand = malloc(mw->cap_cand * sizeof *mw->cand);
+      if (!mw->cand)
+        st = dem_fail(DEM_ERR_NOMEM, "out of memory for mesh contacts");
+    }
+    mw->n_cand = n_cand;
+  }
+  if (st) {
+    free(tris);
     return st;
+  }
   range = c->start;
   c->n = prefix(range, s->n);
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
-    int w[DEM_N_WALLS];
-    if (range[i + 1] == range[i])
-      continue;
-    dem_walls_near(wl, s->x[i], s->radius[i] + skin, w);
-    for (size_t k = range[i]; k < range[i + 1]; k++) {
-      int wall = w[k - range[i]];
-      c->ij[k][0] = (int)i;
-      c->ij[k][1] = wall;
-      c->key[k][0] = s->id[i];
-      c->key[k][1] = (uint64_t)wall;
-      c->rsum[k] = s->radius[i];
+#pragma omp parallel if (n > DEM_PARALLEL_MIN)
+  {
+    struct near_buf nb = {0};
+#pragma omp for schedule(static)
+    for (long i = 0; i < n; i++) {
+      int w[DEM_N_WALLS];
+      if (range[i + 1] == range[i])
+        continue;
+      int nw = wl->enabled && (!use || use[i])
+                   ? dem_walls_near(wl, s->x[i], s->radius[i] + skin, w)
+                   : 0;
+      size_t k = range[i];
+      for (int a = 0; a < nw; a++, k++) {
+        c->ij[k][0] = (int)i;
+        c->ij[k][1] = w[a];
+        c->key[k][0] = s->id[i];
+        c->key[k][1] = (uint64_t)w[a];
+        c->rsum[k] = s->radius[i];
+        if (mw)
+          c->tri_first[k] = c->tri_count[k] = 0;
+      }
+      if (mw && tris[i + 1] > tris[i]) {
+        size_t m = mesh_near(sim, i, s->radius[i] + skin, &nb), q = tris[i];
+        if (m == (size_t)-1) /* the first pass had the room: not reached */
+          m = 0;
+        for (size_t a = 0; a < m; a++, q++) {
+          const int patch = nb.pt[a][0];
+          if (a == 0 || patch != nb.pt[a - 1][0]) {
+            if (a > 0)
+              k++;
+            c->ij[k][0] = (int)i;
+            c->ij[k][1] = DEM_N_WALLS + patch;
+            c->key[k][0] = s->id[i];
+            c->key[k][1] = (uint64_t)(DEM_N_WALLS + patch);
+            c->rsum[k] = s->radius[i];
+            c->tri_first[k] = q;
+            c->tri_count[k] = 0;
+          }
+          mw->cand[q] = nb.pt[a][1];
+          c->tri_count[k]++;
+        }
+      }
+      merge_owner(c, (size_t)i);
     }
-    merge_owner(c, (size_t)i);
+    if (nb.pt != nb.local)
+      free(nb.pt);
   }
+  free(tris);
   return DEM_OK;
 }
 
@@ -257,7 +371,10 @@ dem_status dem_contacts_adopt(struct dem_sim *sim, enum dem_item item,
   struct dem_contact_list *c = list_of(sim, item);
   const struct dem_spheres *s = &sim->s;
   const size_t w = (size_t)c->state_width, ns = s->n;
-  const uint64_t partners = item == DEM_ITEM_PAIRS ? ns : DEM_N_WALLS;
+  const uint64_t partners =
+      item == DEM_ITEM_PAIRS
+          ? ns
+          : DEM_N_WALLS + (sim->mw ? (uint64_t)sim->mw->n_patches : 0);
   for (size_t k = 0; k < n; k++) {
     int ascending = k == 0 || key[k - 1][0] < key[k][0] ||
                     (key[k - 1][0] == key[k][0] && key[k - 1][1] < key[k][1]);

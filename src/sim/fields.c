@@ -93,6 +93,16 @@ const struct dem_field dem_fields[] = {
      DEM_WIDTH_WORK, ORDER | RESTART, "J",
      "work dissipated by the contacts this sphere owns (damping, friction, "
      "rolling)"},
+    {"wall_work", "state/sphere_wall_work", SPHERE(wall_work), F64,
+     DEM_WIDTH_MESH, ORDER | RESTART, "J",
+     "work of the moving mesh walls on the contacts this sphere owns, to half "
+     "a step past the last force evaluation"},
+    {"wall_ahead", "state/sphere_wall_ahead", SPHERE(wall_ahead), F64,
+     DEM_WIDTH_MESH, ORDER | RESTART, "J",
+     "the half step past the last force evaluation of wall_work"},
+    {"mesh_t_build", "state/sphere_mesh_t_build", SPHERE(mesh_t_build), F64,
+     DEM_WIDTH_MESH, ORDER | RESTART, "s",
+     "time of the mesh walls at the last neighbour build"},
     {"material", NULL, SPHERE(material), I32, 1, ORDER, "1", "material"},
     {"id", NULL, SPHERE(id), I64, 1, ORDER, "1", "number in the input"},
     {"index_of", NULL, SPHERE(index_of), I64, 1, 0, "1", "place of each id"},
@@ -118,6 +128,10 @@ const struct dem_field dem_fields[] = {
      "torque on the sphere about its centre, lab frame (first three)"},
     {"ij", NULL, WALL(ij), I32, 2, ORDER, "1", "the sphere's place and wall"},
     {"rsum", NULL, WALL(rsum), F64, 1, ORDER, "m", "the sphere's radius"},
+    {"tri_first", NULL, WALL(tri_first), I64, DEM_WIDTH_MESH, ORDER, "1",
+     "a mesh patch's first candidate triangle (sim/mesh_walls.h)"},
+    {"tri_count", NULL, WALL(tri_count), I64, DEM_WIDTH_MESH, ORDER, "1",
+     "a mesh patch's number of candidate triangles"},
     {NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};
 
 static void *item_base(struct dem_sim *sim, enum dem_item item) {
@@ -149,6 +163,8 @@ int dem_field_width(const struct dem_sim *sim, const struct dem_field *f) {
     return sim->pairs.has_torque ? 3 : 0;
   if (f->width == DEM_WIDTH_MOTION)
     return sim->pairs.velocities ? 3 : 0;
+  if (f->width == DEM_WIDTH_MESH)
+    return sim->mw ? 1 : 0;
   return f->width;
 }
 

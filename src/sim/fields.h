@@ -50,6 +50,7 @@ enum {
   DEM_WIDTH_WORK = -3,   /* DEM_N_DISSIPATION when the model dissipates */
   DEM_WIDTH_SPIN = -4,   /* 3 when the model makes torques, else 0 */
   DEM_WIDTH_MOTION = -5, /* 3 when the model reads velocities, else 0 */
+  DEM_WIDTH_MESH = -6,   /* 1 when there are mesh walls, else 0 */
 };
 
 struct dem_field {

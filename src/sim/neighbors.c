@@ -11,6 +11,7 @@
 #include "sim/agree.h"
 #include "sim/contacts.h"
 #include "sim/grid.h"
+#include "sim/mesh_walls.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
 struct pair_buf {
@@ -40,7 +41,14 @@ int dem_neighbors_stale(struct dem_sim *sim) {
   const struct dem_spheres *s = &sim->s;
   if (!sim->nb.start)
     return 1;
-  const double limit = 0.25 * sim->nb.skin * sim->nb.skin;
+  double limit = 0.25 * sim->nb.skin * sim->nb.skin;
+  if (sim->mw && sim->mw->moving) { /* the meshes' share of the skin */
+    double half = 0.5 * sim->nb.skin,
+           moved = sqrt(dem_mesh_walls_moved2(sim, sim->t_eval));
+    if (!(moved < half))
+      return 1;
+    limit = (half - moved) * (half - moved);
+  }
   if (sim->nb.moved2_known) { /* measured by update_spheres */
     sim->nb.moved2_known = 0;
     return !(dem_agree_max(sim->nb.moved2) <= limit);
@@ -444,6 +452,7 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
     return DEM_OK;
   if ((st = work_reserve(nb, n, sim->b.n)))
     return st;
+  dem_mesh_walls_place(sim, sim->t_eval);
   struct dem_nb_work *w = nb->work;
   for (int t = 0; t < w->n_tb; t++)
     w->tb[t].n = 0;
@@ -500,6 +509,9 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
     }
     /* Build positions: the displacement check's reference. */
     memcpy(s->x_build + k0, s->x + k0, (k1 - k0) * sizeof *s->x);
+    if (s->mesh_t_build)
+      for (size_t k = k0; k < k1; k++)
+        s->mesh_t_build[k] = sim->t_eval;
     size_t b0 = sim->b.n * t / nt, b1 = sim->b.n * (t + 1) / nt;
     memcpy(sim->b.x_build + b0, sim->b.x + b0, (b1 - b0) * sizeof *sim->b.x);
   }

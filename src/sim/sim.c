@@ -8,6 +8,7 @@
 #include "sim/body_order.h"
 #include "sim/fields.h"
 #include "sim/insert.h"
+#include "sim/mesh_walls.h"
 #include "sim/neighbors.h"
 
 /* The per-sphere owner ranges of a contact list (the rest of its
@@ -58,6 +59,11 @@ void dem_sim_release(struct dem_sim *sim) {
   dem_body_order_release(nb);
   dem_inserter_free(sim->insert);
   sim->insert = NULL;
+  if (sim->mw) {
+    dem_mesh_walls_release(sim->mw);
+    free(sim->mw);
+    sim->mw = NULL;
+  }
   for (size_t i = 0; i < sim->n_materials; i++)
     free(sim->materials[i].name);
   free(sim->materials);

@@ -83,6 +83,12 @@ struct dem_spheres {
   /* Work dissipated by the contacts each sphere owns, since the start, by
    * mechanism (n x DEM_N_DISSIPATION; dissipative laws only). */
   double *dissipated;
+  /* With mesh walls (sim/mesh_walls.h): the work the moving walls did on
+   * the contacts this sphere owns, counted to half a step past the last
+   * force evaluation; that half step's share (wall_work - wall_ahead is
+   * the work up to the evaluation); the meshes' time at the last
+   * neighbour build (the same for every sphere, kept for restarts). */
+  double *wall_work, *wall_ahead, *mesh_t_build;
   double *radius;
   int *body;
   int *material;
@@ -115,6 +121,9 @@ struct dem_contact_list {
   double (*force)[3];  /* on the owner, lab frame, at the last evaluation */
   double (*torque)[6]; /* on the owner and on the partner sphere, about
                           their centres (models with torques only) */
+  /* Wall contacts with a mesh patch: their candidate triangles
+   * (sim/mesh_walls.h; NULL when there are no meshes). */
+  size_t *tri_first, *tri_count;
   int state_width, has_torque, dissipative, velocities;
   /* The previous build's keys, states and owner ranges, the source of
    * the merge that carries states over (sim/contacts.c). */
@@ -172,6 +181,7 @@ enum { DEM_N_WALLS = 6 };
 
 struct dem_contact_model;
 struct dem_inserter; /* insertion over time (sim/insert.h), or NULL */
+struct dem_mesh_walls;
 
 /* The contact law in use: its model (contact/model.h) and the parameters
  * it mixed for every pair of materials, params + (a * n + b) * size. */
@@ -202,6 +212,7 @@ struct dem_sim {
   struct dem_contact_list pairs, wall_contacts;
   struct dem_contact_law law;
   struct dem_walls walls;
+  struct dem_mesh_walls *mw; /* triangle-mesh walls (sim/mesh_walls.h) */
   struct dem_neighbors nb;
   double max_radius, min_radius;
   struct dem_inserter *insert;
