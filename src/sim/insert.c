@@ -10,6 +10,7 @@
 #include "core/quat.h"
 #include "core/vec3.h"
 #include "sim/fields.h"
+#include "sim/mesh_walls.h"
 #include "sim/neighbors.h"
 
 static double normal_draw(struct dem_rng *rng) {
@@ -176,11 +177,23 @@ dem_status dem_insert_append(struct dem_sim *sim, size_t n, const int *shape,
 static int crosses_walls(const struct dem_sim *sim, const double x[3],
                          double r) {
   const struct dem_walls *w = &sim->walls;
-  if (!w->enabled)
-    return 0;
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; w->enabled && k < 3; k++)
     if (x[k] - r < w->lo[k] || x[k] + r > w->hi[k])
       return 1;
+  /* Mesh triangles as placed now, every one: an insertion is rare next
+   * to a step, and the triangle grid may predate larger new spheres. */
+  const struct dem_mesh_walls *mw = sim->mw;
+  for (size_t m = 0; mw && m < mw->n; m++) {
+    const struct dem_mesh *me = &mw->mesh[m];
+    for (size_t t = 0; t < me->n_tri; t++) {
+      double p[3], d[3];
+      dem_triangle_closest(x, me->v[me->tri[t][0]], me->v[me->tri[t][1]],
+                           me->v[me->tri[t][2]], p);
+      v3_sub(d, x, p);
+      if (v3_dot(d, d) < r * r)
+        return 1;
+    }
+  }
   return 0;
 }
 
