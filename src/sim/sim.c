@@ -100,8 +100,9 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
     worst = d2 > worst ? d2 : worst;
     if (wl->enabled)
       for (int k = 0; k < 3; k++)
-        escaped |= s->x[i][k] < wl->lo[k] - s->radius[i] ||
-                   s->x[i][k] > wl->hi[k] + s->radius[i];
+        escaped |= !(wl->periodic >> k & 1u) &&
+                   (s->x[i][k] < wl->lo[k] - s->radius[i] ||
+                    s->x[i][k] > wl->hi[k] + s->radius[i]);
   }
   /* The displacement since the last build and the wall check, while the
    * positions are in cache (see dem_neighbors_stale and the runner). */
