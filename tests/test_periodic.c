@@ -8,6 +8,7 @@
 
 #include "core/rng.h"
 #include "core/vec3.h"
+#include "sim/grid.h"
 #include "sim/periodic.h"
 #include "sim_fixture.h"
 
@@ -110,6 +111,35 @@ START_TEST(lists_match_brute_force_over_images) {
     }
     ck_assert_msg(total > 50, "%s: only %zu pairs", axes[a], total);
   }
+}
+END_TEST
+
+START_TEST(stencil_lists_each_cell_once) {
+  /* 1 to 4 cells along each axis, periodic or not: around any cell, the
+   * distinct cells within one step (wrapped on periodic axes), each
+   * once: min(d, 3) per periodic axis, 2 or 3 within a bounded one. */
+  struct dem_walls wl = {0};
+  struct dem_grid g = {0};
+  for (unsigned mask = 0; mask < 8; mask++)
+    for (int m = 0; m < 64; m++) {
+      wl.periodic = mask;
+      g.dims[0] = (size_t)(m % 4) + 1;
+      g.dims[1] = (size_t)(m / 4 % 4) + 1;
+      g.dims[2] = (size_t)(m / 16) + 1;
+      for (size_t c0 = 0; c0 < g.dims[0]; c0++) {
+        size_t c[3] = {c0, g.dims[1] - 1, 0}, out[27];
+        int n = dem_periodic_stencil(&wl, &g, c, out), want = 1;
+        for (int k = 0; k < 3; k++) {
+          long d = (long)g.dims[k], lo = (long)c[k] - 1, hi = (long)c[k] + 1;
+          want *= (mask >> k & 1u)
+                      ? (d < 3 ? (int)d : 3)
+                      : (int)((hi < d ? hi : d - 1) - (lo > 0 ? lo : 0) + 1);
+        }
+        ck_assert_int_eq(n, want);
+        for (int a = 1; a < n; a++)
+          ck_assert_uint_lt(out[a - 1], out[a]);
+      }
+    }
 }
 END_TEST
 
@@ -272,6 +302,7 @@ static Suite *periodic_suite(void) {
   Suite *s = suite_create("periodic");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, stencil_lists_each_cell_once);
   tcase_add_test(tc, lists_match_brute_force_over_images);
   tcase_add_test(tc, momentum_is_conserved_over_many_crossings);
   tcase_add_test(tc, pair_across_the_boundary_acts_as_inside);
