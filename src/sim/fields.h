@@ -45,12 +45,13 @@ enum dem_field_flags {
 
 /* Widths known only at run time. */
 enum {
-  DEM_WIDTH_STATE = -1,    /* the contact model's history per contact */
-  DEM_WIDTH_TORQUE = -2,   /* 6 when the model makes torques, else 0 */
-  DEM_WIDTH_WORK = -3,     /* DEM_N_DISSIPATION when the model dissipates */
-  DEM_WIDTH_SPIN = -4,     /* 3 when the model makes torques, else 0 */
-  DEM_WIDTH_MOTION = -5,   /* 3 when the model reads velocities, else 0 */
-  DEM_WIDTH_PERIODIC = -6, /* 3 when some axis is periodic, else 0 */
+  DEM_WIDTH_STATE = -1,  /* the contact model's history per contact */
+  DEM_WIDTH_TORQUE = -2, /* 6 when the model makes torques, else 0 */
+  DEM_WIDTH_WORK = -3,   /* DEM_N_DISSIPATION when the model dissipates */
+  DEM_WIDTH_SPIN = -4,   /* 3 when the model makes torques, else 0 */
+  DEM_WIDTH_MOTION = -5, /* 3 when the model reads velocities, else 0 */
+  /* 3 when some axis is periodic (domain.periodic), else 0 */
+  DEM_WIDTH_PERIODIC = -6,
 };
 
 struct dem_field {
