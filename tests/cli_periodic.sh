@@ -108,18 +108,18 @@ EOF
 if why=$("$PY" cross.py per.h5 ref.h5 2>&1); then ok; else bad "periodic vs closed: $why"; fi
 
 # Frictional rods falling under gravity between walls in z, periodic in x
-# and y: enough spheres (2400) for the threads to share every loop.
+# and y: enough spheres (2160) for the threads to share every loop.
 cat > many.yaml << 'EOF'
-simulation: {time_step: 2.0e-5, end_time: 0.01, seed: 9, gravity: [0, 0, -9.81]}
+simulation: {time_step: 2.0e-5, end_time: 0.008, seed: 9, gravity: [0, 0, -9.81]}
 materials:
   glass: {density: 2500, young_modulus: 5.0e7, poisson_ratio: 0.25, restitution: 0.5, friction: 0.5, rolling_friction: 0.05}
 shapes:
   rod: {material: glass, spheres: [{center: [-0.012, 0, 0], radius: 0.006}, {center: [0, 0, 0], radius: 0.006}, {center: [0.012, 0, 0], radius: 0.006}]}
 particles:
-  - random_fill: {shape: rod, count: 800, speed: 6.0, angular_speed: 20}
+  - random_fill: {shape: rod, count: 720, speed: 8.0, angular_speed: 20}
 domain: {box: {min: [0, 0, 0], max: [0.24, 0.24, 0.4]}, wall_material: glass, periodic: [x, y]}
 contact: {model: hertz_mindlin, sort_bodies: on}
-output: {snapshot_interval: 0.0025, energy_interval: 0.001}
+output: {snapshot_interval: 0.002, energy_interval: 0.001}
 EOF
 # same A.h5 B.h5: the last snapshots (every dataset) and the energy rows
 # of the steps both files have are bitwise equal.
@@ -166,7 +166,7 @@ run "unsorted" many.yaml -o unsorted.h5 --force --threads 2 \
   --set contact.sort_bodies=off
 same t2.h5 unsorted.h5 "sorted vs unsorted"
 run "first half" many.yaml -o part.h5 --force --threads 2 \
-  --set simulation.end_time=0.005
+  --set simulation.end_time=0.004
 # The first half must have wrapped bodies already (their image counts
 # are restart state).
 if "$PY" -c '
