@@ -56,6 +56,7 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
   const struct dem_contact_model *m = sim->law.model;
   const int *mat = s->material;
   const long n = (long)s->n;
+  const int periodic = sim->walls.periodic != 0;
   if (!sim->nb.start)
     return 0.0;
     /* Per owner: its pairs in ascending partner id, then its walls, so
@@ -65,7 +66,7 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
     double pairs = 0.0, walls = 0.0;
     struct dem_pair g;
     for (size_t k = c->start[i]; k < c->start[i + 1]; k++)
-      if (dem_pair_touch(sim, k, &g))
+      if (dem_pair_touch(sim, k, &g, periodic))
         pairs += m->energy(
             dem_law_params(&sim->law, mat[i], mat[c->ij[k][1]]), &g,
             c->state_width ? c->state + k * (size_t)c->state_width : NULL);

@@ -14,6 +14,7 @@
 #include "contact/model.h"
 #include "core/vec3.h"
 #include "sim/mesh_walls.h"
+#include "sim/periodic.h"
 
 /* A kernel: the result for one touching contact, its history updated. */
 typedef void (*dem_pair_kernel)(const void *params, const struct dem_pair *g,
@@ -37,10 +38,12 @@ static DEM_ALWAYS_INLINE void dem_point_velocity(const struct dem_sim *sim,
  * of the owner's and the partner's material at the contact point and the
  * relative angular velocity, at the time of the force and over the step
  * just made; the masses. `pj` is the partner sphere (-1: a wall at rest).
- * The contact point is at arm_i from the owner's centre along -n. */
+ * The contact point is at arm_i from the owner's centre along -n; with
+ * `periodic`, at that point less g->shift from the partner's. */
 static DEM_ALWAYS_INLINE void dem_pair_kinematics(const struct dem_sim *sim,
                                                   int i, int pj,
-                                                  struct dem_pair *g) {
+                                                  struct dem_pair *g,
+                                                  const int periodic) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
   const int bi = s->body[i];
@@ -53,6 +56,8 @@ static DEM_ALWAYS_INLINE void dem_pair_kinematics(const struct dem_sim *sim,
   if (pj >= 0) {
     const int bj = s->body[pj];
     double vj[3], mj[3];
+    if (periodic) /* the point in the partner's image */
+      v3_sub(p, p, g->shift);
     dem_point_velocity(sim, bj, p, b->v_contact, b->w_contact, vj);
     dem_point_velocity(sim, bj, p, b->v, b->w_move, mj);
     v3_sub(g->v, vi, vj);
@@ -114,9 +119,12 @@ static DEM_ALWAYS_INLINE double dem_mesh_power(const struct dem_sim *sim, int i,
   return power;
 }
 
-/* The geometry of pair contact k; 0 when its spheres do not touch. */
+/* The geometry of pair contact k; 0 when its spheres do not touch. With
+ * `periodic` (a constant of the caller), x_i - x_j is the nearest image
+ * and g->shift what was taken off it. */
 static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
-                                            struct dem_pair *g) {
+                                            struct dem_pair *g,
+                                            const int periodic) {
   const struct dem_contact_list *c = &sim->pairs;
   const double(*x)[3] = (const double(*)[3])sim->s.x;
   const int i = c->ij[k][0], j = c->ij[k][1];
@@ -124,6 +132,8 @@ static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
   g->d[0] = x[i][0] - x[j][0];
   g->d[1] = x[i][1] - x[j][1];
   g->d[2] = x[i][2] - x[j][2];
+  if (periodic)
+    dem_min_image(&sim->walls, g->d, g->shift);
   const double dist2 =
       g->d[0] * g->d[0] + g->d[1] * g->d[1] + g->d[2] * g->d[2];
   if (dist2 >= rsum * rsum)
@@ -246,7 +256,8 @@ static DEM_ALWAYS_INLINE void dem_owner_work(struct dem_sim *sim, int owner,
  * count. Called inside a parallel region by the loops below. */
 static DEM_ALWAYS_INLINE void
 dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
-                  const int walls, double dt, dem_pair_kernel kernel,
+                  const int walls, const int periodic, double dt,
+                  dem_pair_kernel kernel,
                   void (*release)(const void *, const struct dem_pair *,
                                   const double *, double *),
                   unsigned flags) {
@@ -262,7 +273,8 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
   for (size_t k = k0; k < k1; k++) {
     const int i = c->ij[k][0], j = c->ij[k][1];
     struct dem_pair g;
-    if (!(walls ? dem_wall_touch(sim, k, &g) : dem_pair_touch(sim, k, &g))) {
+    if (!(walls ? dem_wall_touch(sim, k, &g)
+                : dem_pair_touch(sim, k, &g, periodic))) {
       if (dem_contact_open(c, k, flags)) {
         /* It stopped touching in this step: a dissipative model counts
          * the work of its forces going to zero; the history goes. */
@@ -273,7 +285,7 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
           g.dist = sqrt(v3_dot(g.d, g.d));
           g.overlap = 0.0;
           g.dt = dt;
-          dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
+          dem_pair_kinematics(sim, i, walls ? -1 : j, &g, periodic);
           if (walls && j >= DEM_N_WALLS)
             dem_mesh_kinematics(sim, i, j, &g);
           release(
@@ -288,7 +300,7 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
     } else {
       g.dt = dt;
       if (flags & DEM_MODEL_VELOCITY) {
-        dem_pair_kinematics(sim, i, walls ? -1 : j, &g);
+        dem_pair_kinematics(sim, i, walls ? -1 : j, &g, periodic);
         if (walls && j >= DEM_N_WALLS)
           dem_mesh_kinematics(sim, i, j, &g);
       }
@@ -326,19 +338,26 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
 /* Every sphere-sphere contact, through `kernel` (and `release`, for a
  * dissipative model, or NULL): written in the model's own function, so
  * that the parallel region holds the kernel as a constant and inlines
- * it. */
+ * it; periodic runs take an instantiation of their own, so that runs
+ * without periodic axes pay nothing for them. */
 #define dem_contact_pairs_loop(sim, dt, kernel, release, flags)                \
   do {                                                                         \
-    _Pragma("omp parallel if ((sim)->pairs.n > DEM_PARALLEL_MIN / 4)")         \
-        dem_contact_slice((sim), &(sim)->pairs, 0, (dt), (kernel), (release),  \
-                          (flags));                                            \
+    if ((sim)->walls.periodic) {                                               \
+      _Pragma("omp parallel if ((sim)->pairs.n > DEM_PARALLEL_MIN / 4)")       \
+          dem_contact_slice((sim), &(sim)->pairs, 0, 1, (dt), (kernel),        \
+                            (release), (flags));                               \
+    } else {                                                                   \
+      _Pragma("omp parallel if ((sim)->pairs.n > DEM_PARALLEL_MIN / 4)")       \
+          dem_contact_slice((sim), &(sim)->pairs, 0, 0, (dt), (kernel),        \
+                            (release), (flags));                               \
+    }                                                                          \
   } while (0)
 
 /* Every sphere-wall contact (the box's flat walls), the same way. */
 #define dem_contact_walls_loop(sim, dt, kernel, release, flags)                \
   do {                                                                         \
     _Pragma("omp parallel if ((sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4)") \
-        dem_contact_slice((sim), &(sim)->wall_contacts, 1, (dt), (kernel),     \
+        dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0, (dt), (kernel),  \
                           (release), (flags));                                 \
   } while (0)
 

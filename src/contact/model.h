@@ -32,6 +32,7 @@ struct dem_pair {
                                   work over the step is its mean over the
                                   step . v_move dt */
   double dt; /* time the history advances by (0 at the first evaluation) */
+  double shift[3]; /* periodic runs: x_i - x_j less d, whole periods */
 };
 
 /* What a kernel returns for one contact. */

@@ -6,6 +6,7 @@
 #include "sim/body_order.h"
 #include "sim/forces.h"
 #include "sim/neighbors.h"
+#include "sim/periodic.h"
 
 static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
   /* Sphere forces are zero already when gather_forces moved them onto the
@@ -59,6 +60,7 @@ static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {
   dem_status st;
   if (!dem_neighbors_stale(sim))
     return DEM_OK;
+  dem_periodic_wrap(sim); /* bodies back into the box: only here */
   if (dem_body_order_due(sim) && (st = dem_body_order_sort(sim)))
     return st;
   return dem_neighbors_build(sim);

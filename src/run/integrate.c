@@ -176,6 +176,8 @@ static long find_tunnelled(const struct dem_sim *sim, int *wall) {
     for (int k = 0; k < 3; k++) {
       size_t i = s->index_of[id];
       double r = s->radius[i];
+      if (w->periodic >> k & 1u)
+        continue;
       if (s->x[i][k] < w->lo[k] - r || s->x[i][k] > w->hi[k] + r) {
         *wall = 2 * k + (s->x[i][k] > w->hi[k] + r);
         return (long)i;
@@ -214,8 +216,9 @@ static int state_suspect(const struct dem_sim *sim) {
               : bad) if (ns > DEM_PARALLEL_MIN)
   for (long i = 0; i < ns; i++)
     for (int k = 0; k < 3; k++)
-      bad |= s->x[i][k] < w->lo[k] - s->radius[i] ||
-             s->x[i][k] > w->hi[k] + s->radius[i];
+      bad |=
+          !(w->periodic >> k & 1u) && (s->x[i][k] < w->lo[k] - s->radius[i] ||
+                                       s->x[i][k] > w->hi[k] + s->radius[i]);
   return bad;
 }
 

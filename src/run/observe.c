@@ -11,6 +11,7 @@
 #include "core/vec3.h"
 #include "sim/contacts.h"
 #include "sim/fields.h"
+#include "sim/periodic.h"
 
 static enum dem_h5_type h5_type(enum dem_field_type t) {
   return t == DEM_FIELD_F64   ? DEM_H5_F64
@@ -119,6 +120,10 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
         0.5 * (b->inertia[i][0] * w[0] * w[0] + b->inertia[i][1] * w[1] * w[1] +
                b->inertia[i][2] * w[2] * w[2]);
     grav -= b->mass[i] * v3_dot(sim->gravity, b->x[i]);
+    if (sim->walls.periodic) /* the height the wraps took off */
+      for (int k = 0; k < 3; k++)
+        grav -= b->mass[i] * sim->gravity[k] * b->image[i][k] *
+                sim->walls.period[k];
   }
   double el = dem_contact_elastic_energy(sim, o->scratch);
   double w[DEM_N_DISSIPATION];
@@ -187,6 +192,7 @@ dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
   if (st)
     return st;
   fill_snapshot_fields(sim);
+  dem_periodic_unwrap(sim);
   dem_contacts_rows(sim, DEM_ITEM_PAIRS, o->pair_rows);
   dem_contacts_rows(sim, DEM_ITEM_WALL_CONTACTS, o->wall_rows);
   const size_t *rows[DEM_N_ITEMS] = {sim->b.index_of, sim->s.index_of,

@@ -226,6 +226,8 @@ static dem_status check_walls(const struct dem_run *r,
   for (size_t id = 0; id < s->n; id++) {
     size_t i = s->index_of[id];
     for (int k = 0; k < 3; k++) {
+      if (sim->walls.periodic >> k & 1u)
+        continue;
       double lo = sim->walls.lo[k] - s->radius[i];
       double hi = sim->walls.hi[k] + s->radius[i];
       if (s->x[i][k] < lo || s->x[i][k] > hi)

@@ -9,6 +9,7 @@
 #include "run/run.h"
 #include "sim/insert.h"
 #include "sim/neighbors.h"
+#include "sim/periodic.h"
 
 static void on_signal(int sig) { dem_run_stop_signal = sig; }
 
@@ -41,6 +42,7 @@ static dem_status start(struct dem_run *r) {
   dem_status st;
   sim->t0 = sim->t;
   sim->step0 = sim->step;
+  dem_periodic_wrap(sim);
   if ((st = dem_neighbors_build(sim)) ||
       (st = dem_pipeline_initial_forces(r->pipeline, sim)))
     return st;

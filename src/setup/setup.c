@@ -38,9 +38,67 @@ static dem_status read_simulation(const struct dem_node *root,
   return DEM_OK;
 }
 
+/* domain.periodic: a list of distinct axis names; it needs the box. */
+static dem_status read_periodic(const struct dem_node *m,
+                                struct dem_walls *wl) {
+  const struct dem_node *seq;
+  dem_status st = dem_cfg_sequence(m, "periodic", 0, &seq);
+  if (st || !seq)
+    return st;
+  if (!dem_node_get(m, "box"))
+    return dem_cfg_error(dem_node_get(m, "periodic"),
+                         "key 'periodic': periodic axes need a box "
+                         "(domain.box: {min, max}), the period along each");
+  for (size_t i = 0; i < dem_node_size(seq); i++) {
+    const struct dem_node *a = dem_node_at(seq, i);
+    const char *name = dem_node_scalar(a);
+    int k = !name || strlen(name) != 1 ? -1
+            : name[0] == 'x'           ? 0
+            : name[0] == 'y'           ? 1
+            : name[0] == 'z'           ? 2
+                                       : -1;
+    if (k < 0)
+      return dem_cfg_error(a,
+                           "key 'periodic': '%s' is not an axis (x, y "
+                           "or z)",
+                           name ? name : "(a list or a mapping)");
+    if (wl->periodic >> k & 1u)
+      return dem_cfg_error(a, "key 'periodic': axis '%s' is listed twice",
+                           name);
+    wl->periodic |= 1u << k;
+  }
+  return DEM_OK;
+}
+
+/* A periodic axis at least twice the largest reach of a pair, 2 r_max +
+ * skin, long: then every pair within reach has one nearest image. */
+static dem_status check_periodic(const struct dem_node *root,
+                                 struct dem_sim *sim) {
+  struct dem_walls *wl = &sim->walls;
+  const double reach = 2.0 * sim->max_radius + sim->nb.skin;
+  for (int k = 0; k < 3; k++) {
+    wl->period[k] = wl->inv_period[k] = 0.0;
+    if (!(wl->periodic >> k & 1u))
+      continue;
+    wl->period[k] = wl->hi[k] - wl->lo[k];
+    wl->inv_period[k] = 1.0 / wl->period[k];
+    if (!(wl->period[k] >= 2.0 * reach))
+      return dem_cfg_error(
+          dem_node_get(dem_node_get(root, "domain"), "periodic"),
+          "key 'periodic': the box is %g m long along %c, less than twice "
+          "the largest reach of a pair, 2 (2 r_max + skin) = %g m (largest "
+          "sphere radius %g m, contact.skin %g m): make the box longer "
+          "along %c or the skin smaller",
+          wl->period[k], "xyz"[k], 2.0 * reach, sim -> max_radius,
+          sim -> nb.skin, "xyz"[k]);
+  }
+  return DEM_OK;
+}
+
 static dem_status read_domain(const struct dem_node *root,
                               struct dem_sim *sim) {
-  static const char *const keys[] = {"box", "wall_material", "meshes", NULL};
+  static const char *const keys[] = {"box", "wall_material", "meshes",
+                                     "periodic", NULL};
   static const char *const box_keys[] = {"min", "max", NULL};
   const struct dem_node *m, *box;
   const char *material;
@@ -48,6 +106,7 @@ static dem_status read_domain(const struct dem_node *root,
   if ((st = dem_cfg_mapping(root, "domain", 0, &m)) || !m)
     return st;
   if ((st = dem_cfg_check_keys(m, keys, "domain")) ||
+      (st = read_periodic(m, &sim->walls)) ||
       (st = dem_cfg_mapping(m, "box", !dem_node_get(m, "meshes"), &box)) ||
       !box)
     return st;
@@ -180,7 +239,8 @@ dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
       (st = dem_setup_shapes(cfg, root, sim)) ||
       (st = dem_setup_particles(root, sim)) ||
       (st = read_output(cfg, root, out)) ||
-      (st = dem_setup_contact(root, sim)) || (st = check_time_step(root, sim)))
+      (st = dem_setup_contact(root, sim)) || (st = check_periodic(root, sim)) ||
+      (st = check_time_step(root, sim)))
     return st;
   return DEM_OK;
 }

@@ -100,15 +100,16 @@ static void pose_body(struct dem_sim *sim, size_t b, int shape,
   }
 }
 
-/* Which wall body b crosses, or -1. */
-static int outside_box(const struct dem_sim *sim, size_t b) {
+/* Which wall body b crosses, or -1; axes in `skip` (bits) have none. */
+static int outside_box(const struct dem_sim *sim, size_t b, unsigned skip) {
   if (!sim->walls.enabled)
     return -1;
   const struct dem_bodies *bs = &sim->b;
   for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1]; i++)
     for (int k = 0; k < 3; k++)
-      if (sim->s.x[i][k] - sim->s.radius[i] < sim->walls.lo[k] ||
-          sim->s.x[i][k] + sim->s.radius[i] > sim->walls.hi[k])
+      if (!(skip >> k & 1u) &&
+          (sim->s.x[i][k] - sim->s.radius[i] < sim->walls.lo[k] ||
+           sim->s.x[i][k] + sim->s.radius[i] > sim->walls.hi[k]))
         return k;
   return -1;
 }
@@ -213,7 +214,9 @@ static dem_status place_explicit(struct placement *p, size_t b,
     q_rotate_inv(sim->b.w[b], sim->b.q[b], w);
   else
     v3_copy(sim->b.w[b], w);
-  int wall = outside_box(sim, b);
+  /* A body may straddle a periodic boundary (random fills stay inside:
+   * their overlap check knows no images). */
+  int wall = outside_box(sim, b, sim->walls.periodic);
   if (wall >= 0)
     return dem_cfg_error(def,
                          "body %zu (shape '%s') is not inside the box "
@@ -333,7 +336,7 @@ static dem_status fill(struct placement *p, size_t first, long count,
         dem_body_pose(sim, b, shape, s, x, q);
       else
         pose_body(sim, b, shape, x, q);
-      if (find_overlap(p, b) < 0 && outside_box(sim, b) < 0)
+      if (find_overlap(p, b) < 0 && outside_box(sim, b, 0) < 0)
         break;
       if (++tries >= attempts_max)
         return dem_cfg_error(def,

@@ -168,6 +168,8 @@ int dem_walls_near(const struct dem_walls *wl, const double x[3], double reach,
                    int out[DEM_N_WALLS]) {
   int m = 0;
   for (int k = 0; k < 3; k++) {
+    if (wl->periodic >> k & 1u) /* no walls across a periodic axis */
+      continue;
     if (x[k] - wl->lo[k] < reach)
       out[m++] = 2 * k;
     if (wl->hi[k] - x[k] < reach)

@@ -64,6 +64,13 @@ const struct dem_field dem_fields[] = {
      "angular velocity as the scheme holds it, lab frame"},
     {"id", NULL, BODY(id), I64, 1, ORDER, "1", "number in the input"},
     {"index_of", NULL, BODY(index_of), I64, 1, 0, "1", "place of each id"},
+    {"image", "bodies/image", BODY(image), I32, DEM_WIDTH_PERIODIC,
+     ORDER | RESTART, "1",
+     "periodic images crossed along x, y, z: the position without the "
+     "wraps is position + image (max - min)"},
+    {"x_unwrapped", "bodies/position_unwrapped", BODY(x_unwrapped), F64,
+     DEM_WIDTH_PERIODIC, OUT, "m",
+     "centre of mass without the periodic wraps, position + image L"},
     {"first_member", NULL, BODY(first_member), I64, 1, DEM_FIELD_PLUS_ONE, "1",
      "first member sphere"},
 
@@ -165,6 +172,8 @@ int dem_field_width(const struct dem_sim *sim, const struct dem_field *f) {
     return sim->pairs.velocities ? 3 : 0;
   if (f->width == DEM_WIDTH_MESH)
     return sim->mw ? 1 : 0;
+  if (f->width == DEM_WIDTH_PERIODIC)
+    return sim->walls.periodic ? 3 : 0;
   return f->width;
 }
 

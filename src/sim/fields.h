@@ -51,6 +51,8 @@ enum {
   DEM_WIDTH_SPIN = -4,   /* 3 when the model makes torques, else 0 */
   DEM_WIDTH_MOTION = -5, /* 3 when the model reads velocities, else 0 */
   DEM_WIDTH_MESH = -6,   /* 1 when there are mesh walls, else 0 */
+  /* 3 when some axis is periodic (domain.periodic), else 0 */
+  DEM_WIDTH_PERIODIC = -7,
 };
 
 struct dem_field {

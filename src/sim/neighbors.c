@@ -12,6 +12,7 @@
 #include "sim/contacts.h"
 #include "sim/grid.h"
 #include "sim/mesh_walls.h"
+#include "sim/periodic.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
 struct pair_buf {
@@ -365,6 +366,52 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
   }
 }
 
+/* ---- periodic axes -------------------------------------------------------
+ */
+
+/* find_pairs with periodic axes: each sphere against the later spheres
+ * (j > i) of every distinct cell around its own, at the nearest image. */
+static void find_pairs_periodic(struct dem_sim *sim, size_t n_search) {
+  struct dem_nb_work *w = sim->nb.work;
+  const struct dem_grid *g = &w->sg;
+  const struct dem_walls *wl = &sim->walls;
+  const double skin = sim->nb.skin;
+  const size_t *cs = g->cell_start;
+  const double(*x)[3] = (const double(*)[3])w->sx;
+#pragma omp parallel if (n_search > DEM_PARALLEL_MIN)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    struct pair_buf *out = &w->tb[t];
+    out->n = 0;
+    out->failed = 0;
+    size_t i0 = n_search * (size_t)t / (size_t)nt;
+    size_t i1 = n_search * (size_t)(t + 1) / (size_t)nt;
+    size_t c = 0, cell_end = 0, near[27];
+    int n_near = 0;
+    for (size_t i = i0; i < i1; i++) {
+      if (i >= cell_end || i == i0) {
+        while (cs[c + 1] <= i)
+          c++;
+        cell_end = cs[c + 1];
+        const size_t d0 = g->dims[0], d1 = g->dims[1];
+        const size_t cc[3] = {c % d0, (c / d0) % d1, c / (d0 * d1)};
+        n_near = dem_periodic_stencil(wl, g, cc, near);
+      }
+      const double ri = w->sr[i] + skin;
+      for (int r = 0; r < n_near; r++) {
+        size_t j0 = cs[near[r]], j1 = cs[near[r] + 1];
+        for (size_t j = j0 > i + 1 ? j0 : i + 1; j < j1; j++) {
+          double d[3], shift[3], range = ri + w->sr[j];
+          v3_sub(d, x[i], x[j]);
+          dem_min_image(wl, d, shift);
+          if (v3_dot(d, d) < range * range && w->sb[j] != w->sb[i])
+            pair_push(out, (int)i, (int)j);
+        }
+      }
+    }
+  }
+}
+
 /* Full lists from the threads' pairs (in cell-order indices), in the
  * spheres' own indices, each list sorted ascending. */
 static dem_status mirror_pairs(struct dem_sim *sim) {
@@ -456,9 +503,11 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   struct dem_nb_work *w = nb->work;
   for (int t = 0; t < w->n_tb; t++)
     w->tb[t].n = 0;
-  int broad = nb->broad_phase == DEM_BROAD_ON ||
-              (nb->broad_phase == DEM_BROAD_AUTO &&
-               n >= DEM_BROAD_PHASE_MIN_SPHERES * sim->b.n);
+  /* The broad phase knows no periodic images: off with periodic axes. */
+  const struct dem_walls *wl = &sim->walls;
+  int broad = !wl->periodic && (nb->broad_phase == DEM_BROAD_ON ||
+                                (nb->broad_phase == DEM_BROAD_AUTO &&
+                                 n >= DEM_BROAD_PHASE_MIN_SPHERES * sim->b.n));
   if (broad && (st = broad_phase(sim)))
     return st;
   const unsigned char *use = broad ? w->candidate : NULL;
@@ -467,21 +516,34 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
    * no more than about eight per sphere. */
   double lo[3], hi[3];
   dem_bounding_box((const double(*)[3])s->x, n, use, lo, hi);
+  for (int k = 0; k < 3; k++)
+    if (wl->periodic >> k & 1u)
+      lo[k] = wl->lo[k], hi[k] = wl->hi[k];
   struct dem_grid *g = &w->sg;
   if ((st = dem_grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin,
                           8 * n + 64)))
     return st;
   const long nn = (long)n;
+  if (wl->periodic) {
+    dem_periodic_grid(wl, g);
 #pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
-  for (long i = 0; i < nn; i++) {
-    size_t c[3];
-    dem_grid_coords(g, s->x[i], c);
-    w->cell_of[i] = use && !use[i] ? g->n_cells : dem_grid_index(g, c);
+    for (long i = 0; i < nn; i++)
+      w->cell_of[i] = dem_periodic_cell_of(wl, g, s->x[i]);
+  } else {
+#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
+    for (long i = 0; i < nn; i++) {
+      size_t c[3];
+      dem_grid_coords(g, s->x[i], c);
+      w->cell_of[i] = use && !use[i] ? g->n_cells : dem_grid_index(g, c);
+    }
   }
   dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
   size_t n_search = g->cell_start[g->n_cells];
   copy_sorted(sim, n_search);
-  find_pairs(sim, n_search);
+  if (wl->periodic)
+    find_pairs_periodic(sim, n_search);
+  else
+    find_pairs(sim, n_search);
   if ((st = mirror_pairs(sim)) || (st = dem_contacts_build_walls(sim, use)))
     return st;
 

@@ -2,6 +2,7 @@
  */
 #include "sim/sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/quat.h"
@@ -95,6 +96,13 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
   long n = (long)s->n;
   double worst = 0.0;
   int escaped = 0;
+  /* No walls, so no escape, along periodic axes. */
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; k++) {
+    int open = wl->periodic >> k & 1u;
+    lo[k] = open ? -HUGE_VAL : wl->lo[k];
+    hi[k] = open ? HUGE_VAL : wl->hi[k];
+  }
 #pragma omp parallel for schedule(static) reduction(max                        \
                                                     : worst)                   \
     reduction(|                                                                \
@@ -109,8 +117,8 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
     worst = d2 > worst ? d2 : worst;
     if (wl->enabled)
       for (int k = 0; k < 3; k++)
-        escaped |= s->x[i][k] < wl->lo[k] - s->radius[i] ||
-                   s->x[i][k] > wl->hi[k] + s->radius[i];
+        escaped |= s->x[i][k] < lo[k] - s->radius[i] ||
+                   s->x[i][k] > hi[k] + s->radius[i];
   }
   /* The displacement since the last build and the wall check, while the
    * positions are in cache (see dem_neighbors_stale and the runner). */

@@ -65,6 +65,11 @@ struct dem_bodies {
   double (*x_build)[3]; /* position at the last neighbour build */
   size_t *first_member; /* n + 1: body b's spheres are first..first[b+1] */
   size_t *id, *index_of;
+  /* Periodic runs only (sim/periodic.h): how many times each body was
+   * wrapped back along each axis (+1: it left through the high side), and
+   * x + image L, filled for snapshots. */
+  int (*image)[3];
+  double (*x_unwrapped)[3];
 };
 
 /* Spheres, structure of arrays, in body order (each body's members
@@ -176,6 +181,10 @@ struct dem_walls {
   int enabled;
   double lo[3], hi[3];
   int material;
+  /* Periodic axes (bit k: axis k) have no walls; period[k] = hi - lo
+   * there, 0 on the others, inv_period its inverse or 0. */
+  unsigned periodic;
+  double period[3], inv_period[3];
 };
 enum { DEM_N_WALLS = 6 };
 
