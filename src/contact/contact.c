@@ -13,8 +13,9 @@ static void gather(struct dem_sim *sim) {
   const struct dem_contact_list *c = &sim->pairs, *wc = &sim->wall_contacts;
   const int torques = c->has_torque;
   const long n = (long)nb->n_active;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN / 4)
-  for (long a = 0; a < n; a++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN / 4, omp parallel for schedule(static),
+      for (long a = 0; a < n; a++) {
     const int i = nb->active[a];
     double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
     for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
@@ -37,7 +38,7 @@ static void gather(struct dem_sim *sim) {
     v3_add(s->force[i], s->force[i], f);
     if (torques)
       v3_add(s->torque[i], s->torque[i], t);
-  }
+      });
   s->forces_dirty = 1;
 }
 
@@ -59,10 +60,11 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
   const int periodic = sim->walls.periodic != 0;
   if (!sim->nb.start)
     return 0.0;
-    /* Per owner: its pairs in ascending partner id, then its walls, so
-     * the total depends on neither the thread count nor the order. */
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  /* Per owner: its pairs in ascending partner id, then its walls, so
+   * the total depends on neither the thread count nor the order. */
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < n; i++) {
     double pairs = 0.0, walls = 0.0;
     struct dem_pair g;
     for (size_t k = c->start[i]; k < c->start[i + 1]; k++)
@@ -78,7 +80,7 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
             &g,
             wc->state_width ? wc->state + k * (size_t)wc->state_width : NULL);
     scratch[s->id[i]] = pairs + walls;
-  }
+      });
   double total = 0.0;
   for (long i = 0; i < n; i++)
     total += scratch[i];

@@ -343,22 +343,23 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
 #define dem_contact_pairs_loop(sim, dt, kernel, release, flags)                \
   do {                                                                         \
     if ((sim)->walls.periodic) {                                               \
-      _Pragma("omp parallel if ((sim)->pairs.n > DEM_PARALLEL_MIN / 4)")       \
-          dem_contact_slice((sim), &(sim)->pairs, 0, 1, (dt), (kernel),        \
-                            (release), (flags));                               \
+      DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
+                      dem_contact_slice((sim), &(sim)->pairs, 0, 1, (dt),      \
+                                        (kernel), (release), (flags)););       \
     } else {                                                                   \
-      _Pragma("omp parallel if ((sim)->pairs.n > DEM_PARALLEL_MIN / 4)")       \
-          dem_contact_slice((sim), &(sim)->pairs, 0, 0, (dt), (kernel),        \
-                            (release), (flags));                               \
+      DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
+                      dem_contact_slice((sim), &(sim)->pairs, 0, 0, (dt),      \
+                                        (kernel), (release), (flags)););       \
     }                                                                          \
   } while (0)
 
 /* Every sphere-wall contact (the box's flat walls), the same way. */
 #define dem_contact_walls_loop(sim, dt, kernel, release, flags)                \
   do {                                                                         \
-    _Pragma("omp parallel if ((sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4)") \
-        dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0, (dt), (kernel),  \
-                          (release), (flags));                                 \
+    DEM_PARALLEL_IF((sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4,             \
+                    omp parallel,                                              \
+                    dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0,      \
+                                      (dt), (kernel), (release), (flags)););   \
   } while (0)
 
 #endif

@@ -15,20 +15,17 @@ static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
   sim->s.forces_dirty = 0;
   /* In parallel: a serial memset was 5 % of a step that two threads
    * otherwise split. */
-#pragma omp parallel if (ns + nb > DEM_PARALLEL_MIN)
-  {
-#pragma omp for schedule(static) nowait
-    for (long i = 0; i < ns; i++) {
+  DEM_PARALLEL_IF(ns + nb > DEM_PARALLEL_MIN, omp parallel, {
+    _Pragma("omp for schedule(static) nowait") for (long i = 0; i < ns; i++) {
       sim->s.force[i][0] = sim->s.force[i][1] = sim->s.force[i][2] = 0.0;
       if (sim->s.torque) /* laws that make torques */
         sim->s.torque[i][0] = sim->s.torque[i][1] = sim->s.torque[i][2] = 0.0;
     }
-#pragma omp for schedule(static)
-    for (long i = 0; i < nb; i++) {
+    _Pragma("omp for schedule(static)") for (long i = 0; i < nb; i++) {
       sim->b.force[i][0] = sim->b.force[i][1] = sim->b.force[i][2] = 0.0;
       sim->b.torque[i][0] = sim->b.torque[i][1] = sim->b.torque[i][2] = 0.0;
     }
-  }
+  });
   return DEM_OK;
 }
 

@@ -90,15 +90,16 @@ static dem_status run_load(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const struct dem_load *l = op->state;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < n; i++) {
     if (!dem_load_applies(l, (long)b->id[i]))
       continue;
     double f[3], t[3];
     dem_load_eval(l, sim->t_eval, b->q[i], f, t);
     v3_add(b->force[i], b->force[i], f);
     v3_add(b->torque[i], b->torque[i], t);
-  }
+      });
   return DEM_OK;
 }
 

@@ -91,8 +91,9 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
   const int normalise =
       r->normalise_every > 0 && (sim->step + 1) % r->normalise_every == 0;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < n; i++) {
     struct dem_rot_state s;
     dem_body_rot_load(b, (size_t)i, &s, rot->aux_size);
     if (op->stage == DEM_STAGE_AFTER) {
@@ -108,7 +109,7 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
     if (normalise && op->stage == DEM_STAGE_BEFORE)
       q_normalize(s.q);
     dem_body_rot_store(b, (size_t)i, &s, rot->aux_size);
-  }
+      });
   return DEM_OK;
 }
 

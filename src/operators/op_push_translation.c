@@ -14,9 +14,9 @@ static dem_status run_push_velocity(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const double h = op->dt_scale * sim->dt;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++)
-    v3_axpy(b->v[i], h / b->mass[i], b->force[i]);
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long i = 0; i < n; i++)
+                      v3_axpy(b->v[i], h / b->mass[i], b->force[i]););
   return DEM_OK;
 }
 
@@ -36,9 +36,8 @@ static dem_status run_push_position(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const double h = op->dt_scale * sim->dt;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++)
-    v3_axpy(b->x[i], h, b->v[i]);
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long i = 0; i < n; i++) v3_axpy(b->x[i], h, b->v[i]););
   return DEM_OK;
 }
 

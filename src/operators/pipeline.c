@@ -286,8 +286,9 @@ static void predict_velocities(const struct dem_pipeline *p,
   const struct dem_op *rop = p->rotation;
   const double h = lag * sim->dt;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < n; i++) {
     double w[3];
     v3_copy(b->v_contact[i], b->v[i]);
     v3_axpy(b->v_contact[i], h / b->mass[i], b->force[i]);
@@ -301,7 +302,7 @@ static void predict_velocities(const struct dem_pipeline *p,
     }
     q_rotate(b->w_contact[i], b->q[i], w);
     q_rotate(b->w_move[i], b->q[i], b->w[i]);
-  }
+      });
 }
 
 static dem_status run_op(struct dem_op *op, struct dem_sim *sim) {
@@ -371,8 +372,9 @@ void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
   const struct dem_bodies *b = &sim->b;
   const struct dem_op *rop = p->rotation;
   long n = (long)b->n;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < n; i++) {
     v3_copy(v[i], b->v[i]);
     if (p->half_step)
       v3_axpy(v[i], 0.5 * sim->dt / b->mass[i], b->force[i]);
@@ -384,5 +386,5 @@ void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
     } else {
       v3_copy(w[i], b->w[i]);
     }
-  }
+      });
 }

@@ -195,10 +195,10 @@ static int state_suspect(const struct dem_sim *sim) {
   const struct dem_walls *w = &sim->walls;
   long nb = (long)b->n, ns = (long)s->n;
   int bad = 0;
-#pragma omp parallel for schedule(static)                                      \
-    reduction(|                                                                \
-              : bad) if (nb > DEM_PARALLEL_MIN)
-  for (long i = 0; i < nb; i++) {
+  DEM_PARALLEL_IF(
+      nb > DEM_PARALLEL_MIN,
+      omp parallel for schedule(static) reduction(| : bad),
+      for (long i = 0; i < nb; i++) {
     double z = 0.0;
     for (int k = 0; k < 3; k++)
       z += b->x[i][k] * 0.0 + b->v[i][k] * 0.0 + b->w[i][k] * 0.0 +
@@ -206,19 +206,17 @@ static int state_suspect(const struct dem_sim *sim) {
     for (int k = 0; k < 4; k++)
       z += b->q[i][k] * 0.0;
     bad |= z != 0.0;
-  }
+      });
   if (bad || !w->enabled)
     return bad;
   if (s->escape_known) /* update_spheres looked as it placed them */
     return s->escaped;
-#pragma omp parallel for schedule(static)                                      \
-    reduction(|                                                                \
-              : bad) if (ns > DEM_PARALLEL_MIN)
-  for (long i = 0; i < ns; i++)
-    for (int k = 0; k < 3; k++)
-      bad |=
-          !(w->periodic >> k & 1u) && (s->x[i][k] < w->lo[k] - s->radius[i] ||
-                                       s->x[i][k] > w->hi[k] + s->radius[i]);
+  DEM_PARALLEL_IF(ns > DEM_PARALLEL_MIN,
+                  omp parallel for schedule(static) reduction(| : bad),
+                  for (long i = 0; i < ns; i++) for (int k = 0; k < 3; k++)
+                      bad |= !(w->periodic >> k & 1u) &&
+                             (s->x[i][k] < w->lo[k] - s->radius[i] ||
+                              s->x[i][k] > w->hi[k] + s->radius[i]););
   return bad;
 }
 

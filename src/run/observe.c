@@ -169,13 +169,10 @@ static void fill_snapshot_fields(struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   struct dem_spheres *s = &sim->s;
   long nb = (long)b->n, ns = (long)s->n;
-#pragma omp parallel if (nb + ns > DEM_PARALLEL_MIN)
-  {
-#pragma omp for schedule(static)
-    for (long i = 0; i < nb; i++)
-      q_rotate(b->w_sync_lab[i], b->q[i], b->w_sync[i]);
-#pragma omp for schedule(static)
-    for (long i = 0; i < ns; i++) {
+  DEM_PARALLEL_IF(nb + ns > DEM_PARALLEL_MIN, omp parallel, {
+    _Pragma("omp for schedule(static)") for (long i = 0; i < nb; i++)
+        q_rotate(b->w_sync_lab[i], b->q[i], b->w_sync[i]);
+    _Pragma("omp for schedule(static)") for (long i = 0; i < ns; i++) {
       int k = s->body[i];
       double r[3], wxr[3];
       v3_sub(r, s->x[i], b->x[k]);
@@ -183,7 +180,7 @@ static void fill_snapshot_fields(struct dem_sim *sim) {
       v3_add(s->v_snap[i], b->v_sync[k], wxr);
       v3_copy(s->w_snap[i], b->w_sync_lab[k]);
     }
-  }
+  });
 }
 
 dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,

@@ -93,12 +93,13 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
   if ((st = dem_grid_size(&w->grid, lo, hi, h, nb)))
     return st;
   long n = (long)nb;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long k = 0; k < n; k++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < n; k++) {
     size_t c[3];
     dem_grid_coords(&w->grid, b->x[k], c);
     w->key[k] = dem_grid_index(&w->grid, c);
-  }
+      });
   dem_counting_sort(nb, w->key, w->grid.n_cells, w->grid.cell_start, w->order);
 
   /* Spheres in the new body order, members in member order. */

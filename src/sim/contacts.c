@@ -134,13 +134,14 @@ dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
   /* The pairs each sphere owns: its partners of higher id, the tail of
    * its list. */
   size_t *range = c->start;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++)
-    range[i + 1] = start[i + 1] -
-                   lower_bound(list, start[i], start[i + 1], sid, sid[i] + 1);
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long i = 0; i < n; i++) range[i + 1] =
+                      start[i + 1] - lower_bound(list, start[i], start[i + 1],
+                                                 sid, sid[i] + 1););
   c->n = prefix(range, s->n);
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < n; i++) {
     const size_t first_owned = start[i + 1] - (range[i + 1] - range[i]);
     for (size_t k = start[i]; k < start[i + 1]; k++) {
       const int j = list[k];
@@ -160,7 +161,7 @@ dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
       }
     }
     merge_owner(c, (size_t)i);
-  }
+      });
   return DEM_OK;
 }
 
@@ -234,29 +235,31 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
     if (!tris)
       return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh contacts");
   }
-#pragma omp parallel if (n > DEM_PARALLEL_MIN) reduction(| : failed)
-  {
-    struct near_buf nb = {0};
-#pragma omp for schedule(static)
-    for (long i = 0; i < n; i++) {
-      int w[DEM_N_WALLS];
-      range[i + 1] =
-          wl->enabled && (!use || use[i])
-              ? (size_t)dem_walls_near(wl, s->x[i], s->radius[i] + skin, w)
-              : 0;
-      if (mw) {
-        size_t m = mesh_near(sim, i, s->radius[i] + skin, &nb);
-        if (m == (size_t)-1) {
-          failed = 1;
-          m = 0;
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN,
+      omp parallel reduction(|
+                             : failed),
+      {
+        struct near_buf nb = {0};
+        _Pragma("omp for schedule(static)") for (long i = 0; i < n; i++) {
+          int w[DEM_N_WALLS];
+          range[i + 1] =
+              wl->enabled && (!use || use[i])
+                  ? (size_t)dem_walls_near(wl, s->x[i], s->radius[i] + skin, w)
+                  : 0;
+          if (mw) {
+            size_t m = mesh_near(sim, i, s->radius[i] + skin, &nb);
+            if (m == (size_t)-1) {
+              failed = 1;
+              m = 0;
+            }
+            tris[i + 1] = m;
+            range[i + 1] += patches_in((const int(*)[2])nb.pt, m);
+          }
         }
-        tris[i + 1] = m;
-        range[i + 1] += patches_in((const int(*)[2])nb.pt, m);
-      }
-    }
-    if (nb.pt != nb.local)
-      free(nb.pt);
-  }
+        if (nb.pt != nb.local)
+          free(nb.pt);
+      });
   if (failed) {
     free(tris);
     return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh contacts");
@@ -284,11 +287,9 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
   }
   range = c->start;
   c->n = prefix(range, s->n);
-#pragma omp parallel if (n > DEM_PARALLEL_MIN)
-  {
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
     struct near_buf nb = {0};
-#pragma omp for schedule(static)
-    for (long i = 0; i < n; i++) {
+    _Pragma("omp for schedule(static)") for (long i = 0; i < n; i++) {
       int w[DEM_N_WALLS];
       if (range[i + 1] == range[i])
         continue;
@@ -330,7 +331,7 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
     }
     if (nb.pt != nb.local)
       free(nb.pt);
-  }
+  });
   free(tris);
   return DEM_OK;
 }

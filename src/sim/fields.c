@@ -264,9 +264,9 @@ static void permute(void *a, size_t size, size_t n, const size_t *order,
   const char *src = a;
   char *tmp = buf;
   long nn = (long)n;
-#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
-  for (long k = 0; k < nn; k++)
-    memcpy(tmp + (size_t)k * size, src + order[k] * size, size);
+  DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long k = 0; k < nn; k++) memcpy(
+                      tmp + (size_t)k * size, src + order[k] * size, size););
   memcpy(a, buf, n * size);
 }
 

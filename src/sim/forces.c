@@ -40,13 +40,13 @@ void dem_forces_gather(struct dem_sim *sim) {
   const double *g = sim->gravity;
   long n = (long)b->n;
   if (sim->pairs.has_torque) {
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-    for (long bi = 0; bi < n; bi++)
-      gather_body(b, s, bi, g, 1);
+    DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                    for (long bi = 0; bi < n; bi++)
+                        gather_body(b, s, bi, g, 1););
   } else {
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-    for (long bi = 0; bi < n; bi++)
-      gather_body(b, s, bi, g, 0);
+    DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                    for (long bi = 0; bi < n; bi++)
+                        gather_body(b, s, bi, g, 0););
   }
   s->forces_dirty = 0;
 }

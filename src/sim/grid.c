@@ -28,11 +28,11 @@ void dem_bounding_box(const double (*x)[3], size_t n, const unsigned char *use,
   double lx = DBL_MAX, ly = DBL_MAX, lz = DBL_MAX;
   double hx = -DBL_MAX, hy = -DBL_MAX, hz = -DBL_MAX;
   long nn = (long)n;
-#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)           \
-    reduction(min                                                              \
-              : lx, ly, lz) reduction(max                                      \
-                                      : hx, hy, hz)
-  for (long i = 0; i < nn; i++) {
+  DEM_PARALLEL_IF(
+      nn > DEM_PARALLEL_MIN,
+      omp parallel for schedule(static) reduction(min : lx, ly, lz)
+          reduction(max : hx, hy, hz),
+      for (long i = 0; i < nn; i++) {
     if (use && !use[i])
       continue;
     lx = x[i][0] < lx ? x[i][0] : lx;
@@ -41,7 +41,7 @@ void dem_bounding_box(const double (*x)[3], size_t n, const unsigned char *use,
     hx = x[i][0] > hx ? x[i][0] : hx;
     hy = x[i][1] > hy ? x[i][1] : hy;
     hz = x[i][2] > hz ? x[i][2] : hz;
-  }
+      });
   lo[0] = lx, lo[1] = ly, lo[2] = lz;
   hi[0] = hx, hi[1] = hy, hi[2] = hz;
 }

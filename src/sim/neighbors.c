@@ -58,15 +58,15 @@ int dem_neighbors_stale(struct dem_sim *sim) {
   const double(*x0)[3] = (const double(*)[3])s->x_build;
   long n = (long)s->n;
   double worst = 0.0;
-#pragma omp parallel for schedule(static)                                      \
-    reduction(max                                                              \
-              : worst) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN,
+      omp parallel for schedule(static) reduction(max : worst),
+      for (long i = 0; i < n; i++) {
     double dx = x[i][0] - x0[i][0], dy = x[i][1] - x0[i][1],
            dz = x[i][2] - x0[i][2];
     double d2 = dx * dx + dy * dy + dz * dz;
     worst = d2 > worst ? d2 : worst;
-  }
+      });
   return !(dem_agree_max(worst) <= limit); /* NaN positions force a rebuild */
 }
 
@@ -178,15 +178,16 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
   struct dem_nb_work *w = sim->nb.work;
   const size_t *order = w->order;
   long n = (long)n_search;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long k = 0; k < n; k++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < n; k++) {
     size_t i = order[k];
     w->sx[k][0] = s->x[i][0];
     w->sx[k][1] = s->x[i][1];
     w->sx[k][2] = s->x[i][2];
     w->sr[k] = s->radius[i];
     w->sb[k] = s->body[i];
-  }
+      });
 }
 
 /* ---- broad phase ----------------------------------------------------------
@@ -216,17 +217,19 @@ static dem_status broad_phase(struct dem_sim *sim) {
   dem_status st = dem_grid_size(g, lo, hi, 2 * max_r + skin, 8 * b->n + 64);
   if (st)
     return st;
-#pragma omp parallel for schedule(static) if (nbod > DEM_PARALLEL_MIN)
-  for (long k = 0; k < nbod; k++) {
+  DEM_PARALLEL_IF(
+      nbod > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < nbod; k++) {
     size_t c[3];
     dem_grid_coords(g, b->x[k], c);
     w->bcell_of[k] = dem_grid_index(g, c);
-  }
+      });
   dem_counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
   const double *R = w->bradius;
   unsigned char *cand = w->candidate;
-#pragma omp parallel for schedule(static) if (nbod > DEM_PARALLEL_MIN / 8)
-  for (long k = 0; k < nbod; k++) {
+  DEM_PARALLEL_IF(
+      nbod > DEM_PARALLEL_MIN / 8, omp parallel for schedule(static),
+      for (long k = 0; k < nbod; k++) {
     const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
     for (size_t m = m0; m < m1; m++) {
       size_t i = m;
@@ -265,7 +268,7 @@ static dem_status broad_phase(struct dem_sim *sim) {
           }
         }
       }
-  }
+      });
   return DEM_OK;
 }
 
@@ -318,8 +321,7 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
   const double skin = sim->nb.skin;
   const size_t *cs = g->cell_start;
   const size_t d0 = g->dims[0], d1 = g->dims[1], d2 = g->dims[2];
-#pragma omp parallel if (n_search > DEM_PARALLEL_MIN)
-  {
+  DEM_PARALLEL_IF(n_search > DEM_PARALLEL_MIN, omp parallel, {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
     struct pair_buf *out = &w->tb[t];
     out->n = 0;
@@ -363,7 +365,7 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
       for (int r = 0; r < nr; r++)
         scan_range(w, skin, i, rb[r], re[r], out);
     }
-  }
+  });
 }
 
 /* ---- periodic axes -------------------------------------------------------
@@ -378,8 +380,7 @@ static void find_pairs_periodic(struct dem_sim *sim, size_t n_search) {
   const double skin = sim->nb.skin;
   const size_t *cs = g->cell_start;
   const double(*x)[3] = (const double(*)[3])w->sx;
-#pragma omp parallel if (n_search > DEM_PARALLEL_MIN)
-  {
+  DEM_PARALLEL_IF(n_search > DEM_PARALLEL_MIN, omp parallel, {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
     struct pair_buf *out = &w->tb[t];
     out->n = 0;
@@ -409,7 +410,7 @@ static void find_pairs_periodic(struct dem_sim *sim, size_t n_search) {
         }
       }
     }
-  }
+  });
 }
 
 /* Full lists from the threads' pairs (in cell-order indices), in the
@@ -464,8 +465,9 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
    * that force sums do not depend on the current sphere order. */
   const size_t *id = sim->s.id;
   long nn = (long)n;
-#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
-  for (long i = 0; i < nn; i++) {
+  DEM_PARALLEL_IF(
+      nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < nn; i++) {
     for (size_t k = start[i] + 1; k < start[i + 1]; k++) {
       int v = list[k];
       size_t m = k;
@@ -473,7 +475,7 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
         list[m] = list[m - 1];
       list[m] = v;
     }
-  }
+      });
   (void)pairs;
   /* The pairs become contacts, which keep their history; the lists
    * become codes into them. */
@@ -526,16 +528,17 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   const long nn = (long)n;
   if (wl->periodic) {
     dem_periodic_grid(wl, g);
-#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
-    for (long i = 0; i < nn; i++)
-      w->cell_of[i] = dem_periodic_cell_of(wl, g, s->x[i]);
+    DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                    for (long i = 0; i < nn; i++) w->cell_of[i] =
+                        dem_periodic_cell_of(wl, g, s->x[i]););
   } else {
-#pragma omp parallel for schedule(static) if (nn > DEM_PARALLEL_MIN)
-    for (long i = 0; i < nn; i++) {
+    DEM_PARALLEL_IF(
+        nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+        for (long i = 0; i < nn; i++) {
       size_t c[3];
       dem_grid_coords(g, s->x[i], c);
       w->cell_of[i] = use && !use[i] ? g->n_cells : dem_grid_index(g, c);
-    }
+        });
   }
   dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
   size_t n_search = g->cell_start[g->n_cells];
@@ -550,16 +553,13 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   /* The spheres the contact loop visits, ascending: each thread counts
    * its slice, then writes it after the slices before it. */
   size_t *counts = w->t_count;
-#pragma omp parallel if (nn > DEM_PARALLEL_MIN)
-  {
+  DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel, {
     size_t t = (size_t)omp_get_thread_num(), nt = omp_get_num_threads();
     size_t k0 = n * t / nt, k1 = n * (t + 1) / nt, c = 0;
     for (size_t k = k0; k < k1; k++)
       c += is_active(sim, k);
     counts[t + 1] = c;
-#pragma omp barrier
-#pragma omp single
-    {
+    _Pragma("omp barrier") _Pragma("omp single") {
       counts[0] = 0;
       for (size_t u = 0; u < nt; u++)
         counts[u + 1] += counts[u];
@@ -576,7 +576,7 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
         s->mesh_t_build[k] = sim->t_eval;
     size_t b0 = sim->b.n * t / nt, b1 = sim->b.n * (t + 1) / nt;
     memcpy(sim->b.x_build + b0, sim->b.x + b0, (b1 - b0) * sizeof *sim->b.x);
-  }
+  });
   nb->n_candidates = n_search;
   nb->moved2_known = 0;
   nb->builds++;

@@ -13,8 +13,9 @@ void dem_periodic_wrap(struct dem_sim *sim) {
   long n = (long)b->n;
   if (!wl->periodic)
     return;
-#pragma omp parallel for schedule(static) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long i = 0; i < n; i++) {
     int moved = 0;
     for (int k = 0; k < 3; k++) {
       double *x = &b->x[i][k];
@@ -44,7 +45,7 @@ void dem_periodic_wrap(struct dem_sim *sim) {
       q_rotate(d, b->q[i], s->offset[m]);
       v3_add(s->x[m], b->x[i], d);
     }
-  }
+      });
 }
 
 void dem_periodic_unwrap(struct dem_sim *sim) {

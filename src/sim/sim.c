@@ -103,11 +103,11 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
     lo[k] = open ? -HUGE_VAL : wl->lo[k];
     hi[k] = open ? HUGE_VAL : wl->hi[k];
   }
-#pragma omp parallel for schedule(static) reduction(max                        \
-                                                    : worst)                   \
-    reduction(|                                                                \
-              : escaped) if (n > DEM_PARALLEL_MIN)
-  for (long i = 0; i < n; i++) {
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN,
+      omp parallel for schedule(static) reduction(max : worst)
+          reduction(| : escaped),
+      for (long i = 0; i < n; i++) {
     int bi = s->body[i];
     double d[3], m[3];
     q_rotate(d, b->q[bi], s->offset[i]);
@@ -119,7 +119,7 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
       for (int k = 0; k < 3; k++)
         escaped |= s->x[i][k] < lo[k] - s->radius[i] ||
                    s->x[i][k] > hi[k] + s->radius[i];
-  }
+      });
   /* The displacement since the last build and the wall check, while the
    * positions are in cache (see dem_neighbors_stale and the runner). */
   sim->nb.moved2 = worst;

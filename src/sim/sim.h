@@ -10,6 +10,8 @@
 #include "integrators/rotation.h"
 #include "shape/shape.h"
 
+#include "core/parallel.h"
+
 /* Loops over fewer items than this run on one thread: below it, OpenMP's
  * fork and barrier cost more than the work. */
 #define DEM_PARALLEL_MIN 2048

@@ -1,0 +1,22 @@
+/* Parallel loops that cost nothing when they are small. */
+#ifndef DEM_PARALLEL_H
+#define DEM_PARALLEL_H
+
+/* Runs the statement (the arguments after `pragma`, commas and all) under
+ * the OpenMP directive `pragma` (its words, not a string: a long string
+ * would be split, which _Pragma refuses) when `cond` holds, else plainly. A
+ * parallel region whose `if` clause is false still goes through libgomp
+ * (a team of one, and futex wake-ups when it ends): about ten a step, the
+ * system time of a small run. Run plainly, the worksharing directives
+ * inside the statement (written _Pragma("omp for ...")) bind to no team:
+ * one thread does every iteration, with no lock and no system call. */
+#define DEM_PARALLEL_IF(cond, pragma, ...)                                     \
+  do {                                                                         \
+    if (cond) {                                                                \
+      _Pragma(#pragma) __VA_ARGS__                                             \
+    } else {                                                                   \
+      __VA_ARGS__                                                              \
+    }                                                                          \
+  } while (0)
+
+#endif
