@@ -37,6 +37,11 @@ dem_status dem_setup_shapes(const struct dem_config *cfg,
                             const struct dem_node *root, struct dem_sim *sim);
 dem_status dem_setup_particles(const struct dem_node *root,
                                struct dem_sim *sim);
+/* The shape an entry's key `shape` names: its row in the config's
+ * `shapes` (the order of sim->shapes); an unknown name fails naming the
+ * closest one. */
+dem_status dem_setup_find_shape(const struct dem_node *shapes,
+                                const struct dem_node *item, int *out);
 struct dem_size_dist;
 /* The key `scale` of map: a number (default 1) or a size distribution
  * (docs/configuration.md); `where` names the section in messages. */

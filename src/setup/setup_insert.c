@@ -7,23 +7,6 @@
 #include "setup/setup.h"
 #include "sim/insert.h"
 
-static dem_status shape_named(const struct dem_node *shapes,
-                              const struct dem_node *map, int *out) {
-  const char *name;
-  dem_status st = dem_cfg_string(map, "shape", 1, NULL, &name);
-  if (st)
-    return st;
-  size_t k = dem_node_find(shapes, name);
-  if (k != SIZE_MAX) {
-    *out = (int)k;
-    return DEM_OK;
-  }
-  const char *near = dem_node_closest_key(shapes, name);
-  return dem_cfg_error(dem_node_get(map, "shape"), "unknown shape '%s'%s%s%s",
-                       name, near ? " (did you mean '" : "", near ? near : "",
-                       near ? "'?)" : "");
-}
-
 /* Fractions must sum to 1 within 1e-9; cum gets the running sums. */
 static dem_status check_sum(const struct dem_node *at, const char *key,
                             const double *f, size_t n, double *cum) {
@@ -68,12 +51,12 @@ static dem_status read_shapes(const struct dem_node *def,
   }
   if (one) {
     e->cum[0] = 1.0;
-    st = shape_named(shapes, def, &e->shape[0]);
+    st = dem_setup_find_shape(shapes, def, &e->shape[0]);
   }
   for (size_t k = 0; !one && k < e->n_shapes && !st; k++) {
     const struct dem_node *m = dem_node_at(mix, k);
     if (!(st = dem_cfg_check_keys(m, keys, "particles.insert.shapes")) &&
-        !(st = shape_named(shapes, m, &e->shape[k])))
+        !(st = dem_setup_find_shape(shapes, m, &e->shape[k])))
       st = dem_cfg_double(m, "fraction", 1, 0, DEM_NONNEGATIVE, &f[k]);
   }
   if (!one && !st)

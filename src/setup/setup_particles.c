@@ -116,8 +116,8 @@ static int outside_box(const struct dem_sim *sim, size_t b, unsigned skip) {
 
 /* The shape an entry names: its position in the config's `shapes` mapping
  * (the order of sim->shapes), found in constant time. */
-static dem_status find_shape(const struct dem_node *shapes,
-                             const struct dem_node *item, int *out) {
+dem_status dem_setup_find_shape(const struct dem_node *shapes,
+                                const struct dem_node *item, int *out) {
   const char *name;
   dem_status st = dem_cfg_string(item, "shape", 1, NULL, &name);
   if (st)
@@ -193,7 +193,7 @@ static dem_status place_explicit(struct placement *p, size_t b,
   int shape, frame;
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.body")) ||
-      (st = find_shape(p->shapes, def, &shape)) ||
+      (st = dem_setup_find_shape(p->shapes, def, &shape)) ||
       (st = dem_cfg_vec(def, "position", 1, NULL, 3, DEM_ANY, x)) ||
       (st = dem_cfg_vec(def, "orientation", 0, identity, 4, DEM_ANY, q)) ||
       (st = dem_cfg_vec(def, "velocity", 0, zero, 3, DEM_ANY, sim->b.v[b])) ||
@@ -255,7 +255,7 @@ static dem_status place_random(struct placement *p, size_t first, long count,
   const int scaled = dem_node_get(def, "scale") != NULL;
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.random_fill")) ||
-      (st = find_shape(p->shapes, def, &shape)) ||
+      (st = dem_setup_find_shape(p->shapes, def, &shape)) ||
       (st = dem_cfg_double(def, "speed", 0, 0, DEM_NONNEGATIVE, &speed)) ||
       (st = dem_cfg_double(def, "angular_speed", 0, 0, DEM_NONNEGATIVE,
                            &angular_speed)) ||
@@ -413,7 +413,7 @@ static dem_status read_entries(const struct dem_node *list,
     e->random_fill = strcmp(dem_node_key_at(item, 0), "random_fill") == 0;
     e->count = 1;
     /* Keys are checked in full when the body is placed. */
-    if ((st = find_shape(shapes, def, &e->shape)))
+    if ((st = dem_setup_find_shape(shapes, def, &e->shape)))
       return st;
     if (e->random_fill && ((st = dem_cfg_long(def, "count", 1, 0, 0,
                                               DEM_MAX_SPHERES, &e->count)) ||
