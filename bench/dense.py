@@ -30,7 +30,6 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 
 import numpy as np
