@@ -20,10 +20,7 @@
 #define DEM_VERSION_STRING "unknown"
 #endif
 
-enum {
-  ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS,
-  ENERGY_CHUNK = DEM_H5W_ENERGY_CHUNK
-};
+enum { ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS };
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -129,43 +126,6 @@ static herr_t write_config(hid_t file, const char *text) {
   return rc;
 }
 
-/* /energy with its empty, chunked, extendible columns (kept open). */
-static herr_t create_energy(struct dem_h5_writer *w) {
-  hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
-  hid_t g = dem_h5u_compact_group(w->file, "energy");
-  hid_t space = -1, dcpl = -1;
-  herr_t rc = -1;
-  if (g < 0)
-    return -1;
-  space = H5Screate_simple(1, &dims, &maxdims);
-  dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  if (space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0)
-    goto done;
-  for (int c = 0; c < ENERGY_COLUMNS; c++) {
-    hid_t type = c == 0 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
-    int64_t step_fill = DEM_H5U_ENERGY_FILL_STEP;
-    double fill = dem_h5u_energy_fill();
-    if (H5Pset_fill_value(dcpl, c == 0 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
-                          c == 0 ? (const void *)&step_fill
-                                 : (const void *)&fill) < 0)
-      goto done;
-    const struct dem_h5u_energy_column *col = &dem_h5u_energy_columns[c];
-    w->energy[c] =
-        H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (w->energy[c] < 0 ||
-        dem_h5u_doc(w->energy[c], col->unit, col->description) < 0)
-      goto done;
-  }
-  rc = 0;
-done:
-  if (dcpl >= 0)
-    H5Pclose(dcpl);
-  if (space >= 0)
-    H5Sclose(space);
-  H5Gclose(g);
-  return rc;
-}
-
 /* Root attributes (with what they are: an attribute has no attributes of
  * its own), /config, /shapes, /energy and /snapshots. */
 static herr_t write_header(struct dem_h5_writer *w,
@@ -186,7 +146,7 @@ static herr_t write_header(struct dem_h5_writer *w,
           "attributes; docs/output.md)") < 0 ||
       write_config(w->file, config) < 0 ||
       dem_h5w_write_shapes(w->file, info->shapes, info->n_shapes) < 0 ||
-      create_energy(w) < 0)
+      dem_h5w_create_energy(w) < 0)
     return -1;
   {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
@@ -348,7 +308,7 @@ dem_status dem_h5_create(const char *path, int force,
   H5Pclose(fcpl);
   H5Pclose(fapl);
   if (w->file < 0) { /* HDF5 keeps a half-made file that its exit
-                        * clean-up cannot close ("infinite loop") */
+                      * clean-up cannot close ("infinite loop") */
     skip_hdf5_cleanup();
     st = dem_h5u_fail(path, "cannot create");
     goto fail;
@@ -385,109 +345,6 @@ fail:
   remove(tmp);
   free(tmp);
   return st;
-}
-
-dem_status dem_h5_energy_append(struct dem_h5_writer *w,
-                                const struct dem_energy_row *rows, size_t n) {
-  hsize_t start, count = n, size;
-  double *col;
-  int64_t *steps;
-  dem_status st = DEM_OK;
-
-  dem_h5u_quiet();
-  if (!w || (n && !rows))
-    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_energy_append: no writer");
-  if (n == 0)
-    return DEM_OK;
-  col = malloc(n * sizeof *col);
-  steps = malloc(n * sizeof *steps);
-  if (!col || !steps) {
-    free(col);
-    free(steps);
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
-  }
-  start = w->energy_rows;
-  size = start + n;
-  for (int c = 0; c < ENERGY_COLUMNS && st == DEM_OK; c++) {
-    const void *buf = col;
-    hid_t mem_type = H5T_NATIVE_DOUBLE, fs = -1, ms = -1;
-    herr_t rc = -1;
-    size_t offset = dem_h5u_energy_columns[c].row_offset;
-    for (size_t i = 0; i < n; i++) {
-      if (c == 0)
-        steps[i] = rows[i].step;
-      else
-        memcpy(&col[i], (const char *)&rows[i] + offset, sizeof col[i]);
-    }
-    if (c == 0) {
-      buf = steps;
-      mem_type = H5T_NATIVE_INT64;
-    }
-    if (H5Dset_extent(w->energy[c], &size) >= 0 &&
-        (fs = H5Dget_space(w->energy[c])) >= 0 &&
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >=
-            0 &&
-        (ms = H5Screate_simple(1, &count, NULL)) >= 0)
-      rc = H5Dwrite(w->energy[c], mem_type, ms, fs, H5P_DEFAULT, buf);
-    if (rc < 0)
-      st = dem_h5u_fail(w->path, "cannot append energy rows");
-    if (ms >= 0)
-      H5Sclose(ms);
-    if (fs >= 0)
-      H5Sclose(fs);
-  }
-  free(col);
-  free(steps);
-  if (st != DEM_OK)
-    return st;
-  if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
-    return dem_h5u_fail(w->path, "cannot flush");
-  w->energy_rows = size;
-  return DEM_OK;
-}
-
-/* Opens the /energy columns and drops the rows after last_step. */
-static dem_status open_energy(struct dem_h5_writer *w, long last_step) {
-  hsize_t n = 0, keep;
-  for (int c = 0; c < ENERGY_COLUMNS; c++) {
-    char name[64];
-    hsize_t dims = 0, maxdims = 0;
-    hid_t sp;
-    int ok;
-    snprintf(name, sizeof name, "energy/%s", dem_h5u_energy_columns[c].name);
-    w->energy[c] = H5Dopen2(w->file, name, H5P_DEFAULT);
-    sp = w->energy[c] >= 0 ? H5Dget_space(w->energy[c]) : -1;
-    ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
-         H5Sget_simple_extent_dims(sp, &dims, &maxdims) == 1 &&
-         maxdims == H5S_UNLIMITED;
-    if (sp >= 0)
-      H5Sclose(sp);
-    if (!ok)
-      return dem_fail(DEM_ERR_IO,
-                      "%s: /%s missing or not an extendible "
-                      "1-D dataset",
-                      w->path, name);
-    if (c == 0 || dims < n)
-      n = dims; /* the shortest column: a killed append may leave one longer */
-  }
-  {
-    /* The rows that reached the file (a killed run may have left fill
-     * values or a chunk past the end), then those up to last_step. */
-    void *cols[ENERGY_COLUMNS];
-    hsize_t written;
-    if (dem_h5u_energy_read(w->energy, n, cols, &written) < 0)
-      return dem_h5u_fail(w->path, "cannot read /energy");
-    for (keep = 0; keep < written && ((long *)cols[0])[keep] <= last_step;
-         keep++)
-      ;
-    for (int c = 0; c < ENERGY_COLUMNS; c++)
-      free(cols[c]);
-  }
-  for (int c = 0; c < ENERGY_COLUMNS; c++)
-    if (H5Dset_extent(w->energy[c], &keep) < 0)
-      return dem_h5u_fail(w->path, "cannot truncate the energy series");
-  w->energy_rows = keep;
-  return DEM_OK;
 }
 
 /* Replaces the root attributes and /config with those of the continued
@@ -563,7 +420,8 @@ dem_status dem_h5_open_append(const char *path, long last_step,
     goto fail;
   }
   if ((st = dem_h5w_load_frames(w)) != DEM_OK ||
-      (st = dem_h5w_check_room(w, info)) || (st = open_energy(w, last_step)))
+      (st = dem_h5w_check_room(w, info)) ||
+      (st = dem_h5w_open_energy(w, last_step)))
     goto fail;
   if (rewrite_header(w->file, info) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {

@@ -31,6 +31,15 @@ struct dem_h5_writer {
 dem_status dem_h5w_check_room(struct dem_h5_writer *w,
                               const struct dem_h5_run_info *info);
 
+/* /energy with its empty, chunked, extendible columns, kept open in w
+ * (io/h5_energy.c). */
+herr_t dem_h5w_create_energy(struct dem_h5_writer *w);
+
+/* Opens the /energy columns of a file to continue (adding, zero so far,
+ * a column an older dem did not write) and drops the rows after
+ * last_step (io/h5_energy.c). */
+dem_status dem_h5w_open_energy(struct dem_h5_writer *w, long last_step);
+
 /* Rebuilds the sidecar's frame list from the file's snapshots (to append
  * to a run). */
 dem_status dem_h5w_load_frames(struct dem_h5_writer *w);

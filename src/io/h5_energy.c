@@ -1,0 +1,178 @@
+/* The /energy series of the HDF5 writer: its columns made, opened for a
+ * restart (with the columns an older dem lacked added), and appended to. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5_writer.h"
+
+enum {
+  ENERGY_COLUMNS = DEM_H5W_ENERGY_COLUMNS,
+  ENERGY_CHUNK = DEM_H5W_ENERGY_CHUNK
+};
+
+/* Energy column c in group g, chunked and extendible, with `rows` rows
+ * (zeros; 0 rows for a new file), kept open in w. */
+static herr_t create_energy_column(struct dem_h5_writer *w, hid_t g, int c,
+                                   hsize_t rows) {
+  hsize_t maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
+  hid_t space = H5Screate_simple(1, &rows, &maxdims);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t type = c == 0 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
+  int64_t step_fill = DEM_H5U_ENERGY_FILL_STEP;
+  double fill = dem_h5u_energy_fill();
+  const struct dem_h5u_energy_column *col = &dem_h5u_energy_columns[c];
+  herr_t rc = -1;
+  if (space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+      H5Pset_fill_value(dcpl, c == 0 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
+                        c == 0 ? (const void *)&step_fill
+                               : (const void *)&fill) < 0)
+    goto done;
+  w->energy[c] =
+      H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (w->energy[c] < 0 ||
+      dem_h5u_doc(w->energy[c], col->unit, col->description) < 0)
+    goto done;
+  if (rows > 0) { /* a column an older dem did not write: zero so far */
+    double *zeros = calloc(rows, sizeof *zeros);
+    herr_t wr = zeros ? H5Dwrite(w->energy[c], H5T_NATIVE_DOUBLE, H5S_ALL,
+                                 H5S_ALL, H5P_DEFAULT, zeros)
+                      : -1;
+    free(zeros);
+    if (wr < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  if (dcpl >= 0)
+    H5Pclose(dcpl);
+  if (space >= 0)
+    H5Sclose(space);
+  return rc;
+}
+
+/* /energy with its empty, chunked, extendible columns (kept open). */
+herr_t dem_h5w_create_energy(struct dem_h5_writer *w) {
+  hid_t g = dem_h5u_compact_group(w->file, "energy");
+  herr_t rc = 0;
+  if (g < 0)
+    return -1;
+  for (int c = 0; c < ENERGY_COLUMNS && rc >= 0; c++)
+    rc = create_energy_column(w, g, c, 0);
+  H5Gclose(g);
+  return rc;
+}
+
+dem_status dem_h5_energy_append(struct dem_h5_writer *w,
+                                const struct dem_energy_row *rows, size_t n) {
+  hsize_t start, count = n, size;
+  double *col;
+  int64_t *steps;
+  dem_status st = DEM_OK;
+
+  dem_h5u_quiet();
+  if (!w || (n && !rows))
+    return dem_fail(DEM_ERR_INTERNAL, "dem_h5_energy_append: no writer");
+  if (n == 0)
+    return DEM_OK;
+  col = malloc(n * sizeof *col);
+  steps = malloc(n * sizeof *steps);
+  if (!col || !steps) {
+    free(col);
+    free(steps);
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
+  }
+  start = w->energy_rows;
+  size = start + n;
+  for (int c = 0; c < ENERGY_COLUMNS && st == DEM_OK; c++) {
+    const void *buf = col;
+    hid_t mem_type = H5T_NATIVE_DOUBLE, fs = -1, ms = -1;
+    herr_t rc = -1;
+    size_t offset = dem_h5u_energy_columns[c].row_offset;
+    for (size_t i = 0; i < n; i++) {
+      if (c == 0)
+        steps[i] = rows[i].step;
+      else
+        memcpy(&col[i], (const char *)&rows[i] + offset, sizeof col[i]);
+    }
+    if (c == 0) {
+      buf = steps;
+      mem_type = H5T_NATIVE_INT64;
+    }
+    if (H5Dset_extent(w->energy[c], &size) >= 0 &&
+        (fs = H5Dget_space(w->energy[c])) >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >=
+            0 &&
+        (ms = H5Screate_simple(1, &count, NULL)) >= 0)
+      rc = H5Dwrite(w->energy[c], mem_type, ms, fs, H5P_DEFAULT, buf);
+    if (rc < 0)
+      st = dem_h5u_fail(w->path, "cannot append energy rows");
+    if (ms >= 0)
+      H5Sclose(ms);
+    if (fs >= 0)
+      H5Sclose(fs);
+  }
+  free(col);
+  free(steps);
+  if (st != DEM_OK)
+    return st;
+  if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
+    return dem_h5u_fail(w->path, "cannot flush");
+  w->energy_rows = size;
+  return DEM_OK;
+}
+
+/* Opens the /energy columns and drops the rows after last_step. */
+dem_status dem_h5w_open_energy(struct dem_h5_writer *w, long last_step) {
+  hsize_t n = 0, keep;
+  for (int c = 0; c < ENERGY_COLUMNS; c++) {
+    char name[64];
+    hsize_t dims = 0, maxdims = 0;
+    hid_t sp;
+    int ok;
+    snprintf(name, sizeof name, "energy/%s", dem_h5u_energy_columns[c].name);
+    if (c > 0 && dem_h5u_energy_columns[c].since > 1 &&
+        H5Lexists(w->file, name, H5P_DEFAULT) == 0) {
+      /* A file of an older dem lacks this column: added, zero so far
+       * (what it counts did not exist then), as long as the steps. */
+      hid_t g = H5Gopen2(w->file, "energy", H5P_DEFAULT);
+      herr_t rc = g >= 0 ? create_energy_column(w, g, c, n) : -1;
+      if (g >= 0)
+        H5Gclose(g);
+      if (rc < 0)
+        return dem_h5u_fail(w->path, "cannot add a missing energy column");
+    } else {
+      w->energy[c] = H5Dopen2(w->file, name, H5P_DEFAULT);
+    }
+    sp = w->energy[c] >= 0 ? H5Dget_space(w->energy[c]) : -1;
+    ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+         H5Sget_simple_extent_dims(sp, &dims, &maxdims) == 1 &&
+         maxdims == H5S_UNLIMITED;
+    if (sp >= 0)
+      H5Sclose(sp);
+    if (!ok)
+      return dem_fail(DEM_ERR_IO,
+                      "%s: /%s missing or not an extendible "
+                      "1-D dataset",
+                      w->path, name);
+    if (c == 0 || dims < n)
+      n = dims; /* the shortest column: a killed append may leave one longer */
+  }
+  {
+    /* The rows that reached the file (a killed run may have left fill
+     * values or a chunk past the end), then those up to last_step. */
+    void *cols[ENERGY_COLUMNS];
+    hsize_t written;
+    if (dem_h5u_energy_read(w->energy, n, cols, &written) < 0)
+      return dem_h5u_fail(w->path, "cannot read /energy");
+    for (keep = 0; keep < written && ((long *)cols[0])[keep] <= last_step;
+         keep++)
+      ;
+    for (int c = 0; c < ENERGY_COLUMNS; c++)
+      free(cols[c]);
+  }
+  for (int c = 0; c < ENERGY_COLUMNS; c++)
+    if (H5Dset_extent(w->energy[c], &keep) < 0)
+      return dem_h5u_fail(w->path, "cannot truncate the energy series");
+  w->energy_rows = keep;
+  return DEM_OK;
+}
