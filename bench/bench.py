@@ -232,22 +232,49 @@ def hertz_elastic(pair_dist, x, y, z, radius, edge):
     return float(u)
 
 
+def mindlin_law(young, poisson, radius, restitution, friction, rolling):
+    """LAMMPS's granular law for dem's hertz_mindlin with these material
+    values (spheres of this radius): hertz/material, damping tsuji,
+    tangential mindlin, rolling sds. Rolling sds takes a constant
+    stiffness: dem's k_r = 2.25 k_n mu_r^2 R*^2 at a typical overlap of
+    1e-3 R* (k_n = 2 E* sqrt(R* d))."""
+    estar = young / (2 * (1 - poisson ** 2))
+    rstar = radius / 2
+    k_n = 2 * estar * np.sqrt(rstar * 1e-3 * rstar)
+    k_roll = 2.25 * k_n * rolling ** 2 * rstar ** 2
+    return ("hertz/material %r %r %r damping tsuji tangential mindlin NULL "
+            "1.0 %r rolling sds %r %r %r twisting none"
+            % (young, restitution, poisson, friction, k_roll,
+               0.3 * 2 * np.sqrt(k_roll * 1e-6), rolling))
+
+
 def lammps_law(contact):
     """LAMMPS's granular law for dem's contact model (frictionless Hertz,
     or Tsuji-damped Hertz with Mindlin friction and rolling resistance)."""
     if contact == "hertz":
         return ("hertz/material %r 0.0 %r tangential linear_nohistory 0.0 0.0"
                 % (rods.YOUNG, rods.POISSON))
-    # rolling sds takes a constant stiffness: dem's k_r = 2.25 k_n mu_r^2
-    # R*^2 at a typical overlap of 1e-3 R* (k_n = 2 E* sqrt(R* d)).
-    estar = rods.YOUNG / (2 * (1 - rods.POISSON ** 2))
-    rstar = rods.RADIUS / 2
-    k_n = 2 * estar * np.sqrt(rstar * 1e-3 * rstar)
-    k_roll = 2.25 * k_n * ROLLING_FRICTION ** 2 * rstar ** 2
-    return ("hertz/material %r %r %r damping tsuji tangential mindlin NULL "
-            "1.0 %r rolling sds %r %r %r twisting none"
-            % (rods.YOUNG, RESTITUTION, rods.POISSON, FRICTION, k_roll,
-               0.3 * 2 * np.sqrt(k_roll * 1e-6), ROLLING_FRICTION))
+    return mindlin_law(rods.YOUNG, rods.POISSON, rods.RADIUS, RESTITUTION,
+                       FRICTION, ROLLING_FRICTION)
+
+
+def lammps_exec(lmp, inp, log, procs, mpirun, work, steps):
+    """Runs LAMMPS on input inp (in work) on procs MPI ranks, its log to
+    log; returns (the log's text, loop seconds of the `steps`-step run,
+    atoms)."""
+    cmd = [lmp, "-in", os.path.basename(inp), "-log", log, "-screen", "none"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if procs > 1:
+        cmd = [mpirun, "-np", str(procs), "--oversubscribe"] + cmd
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1",
+                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    run_cmd(cmd, env=env, cwd=work)
+    text = open(os.path.join(work, log)).read()
+    loops = re.findall(r"Loop time of ([0-9.e+-]+) on (\d+) procs for (\d+) "
+                       r"steps with (\d+) atoms", text)
+    t, n_atoms = [(float(x[0]), int(x[3])) for x in loops
+                  if int(x[2]) == steps][0]
+    return text, t, n_atoms
 
 
 def lammps_run(lmp, n_rods, steps, skin, procs, work, seed, mpirun,
@@ -260,19 +287,8 @@ def lammps_run(lmp, n_rods, steps, skin, procs, work, seed, mpirun,
             n_rods=n_rods, data=os.path.basename(data), law=lammps_law(contact),
             skin=skin, L=rods.box_edge(n_rods), dt=rods.DT, steps=steps,
             tag=tag))
-    cmd = [lmp, "-in", os.path.basename(inp), "-log", tag + ".log",
-           "-screen", "none"]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    if procs > 1:
-        cmd = [mpirun, "-np", str(procs), "--oversubscribe"] + cmd
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1",
-                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    run_cmd(cmd, env=env, cwd=work)
-    text = open(os.path.join(work, tag + ".log")).read()
-    loops = re.findall(r"Loop time of ([0-9.e+-]+) on (\d+) procs for (\d+) "
-                       r"steps with (\d+) atoms", text)
-    t, n_atoms = [(float(x[0]), int(x[3])) for x in loops
-                  if int(x[2]) == steps][0]
+    text, t, n_atoms = lammps_exec(lmp, inp, tag + ".log", procs, mpirun,
+                                   work, steps)
     builds = [int(b) for b in re.findall(r"Neighbor list builds = (\d+)", text)]
     rows = re.findall(r"^\s*(\d+)\s+([0-9.e+-]+)\s+([0-9.e+-]+)\s*$", text,
                       re.M)

@@ -117,19 +117,6 @@ def write_lammps_data(path, p, lo, hi, density):
         np.savetxt(f, np.column_stack([ids, p["body"] + 1]), fmt="%d %d")
 
 
-def lammps_law(mat):
-    """bench.lammps_law's hertz_mindlin law with this packing's material."""
-    estar = mat["young_modulus"] / (2 * (1 - mat["poisson_ratio"] ** 2))
-    rstar = mat["radius"] / 2
-    k_n = 2 * estar * np.sqrt(rstar * 1e-3 * rstar)
-    k_roll = 2.25 * k_n * mat["rolling_friction"] ** 2 * rstar ** 2
-    return ("hertz/material %r %r %r damping tsuji tangential mindlin NULL "
-            "1.0 %r rolling sds %r %r %r twisting none"
-            % (mat["young_modulus"], mat["restitution"], mat["poisson_ratio"],
-               mat["friction"], k_roll, 0.3 * 2 * np.sqrt(k_roll * 1e-6),
-               mat["rolling_friction"]))
-
-
 def lammps_run(lmp, mpirun, procs, data, p, cfg, steps, skin, work):
     # PyYAML reads 5.0e7 as text (YAML 1.1 floats need a sign): numbers
     mat = {k: float(v) for k, v in
@@ -140,22 +127,15 @@ def lammps_run(lmp, mpirun, procs, data, p, cfg, steps, skin, work):
     with open(inp, "w") as f:
         f.write(LAMMPS_INPUT.format(
             n_bodies=p["n_bodies"], data=os.path.basename(data),
-            law=lammps_law(mat), skin=skin, lo=[float(x) for x in box["min"]],
+            law=bench.mindlin_law(mat["young_modulus"], mat["poisson_ratio"],
+                                  mat["radius"], mat["restitution"],
+                                  mat["friction"], mat["rolling_friction"]),
+            skin=skin, lo=[float(x) for x in box["min"]],
             hi=[float(x) for x in box["max"]],
             g=-float(cfg["simulation"]["gravity"][2]),
             dt=float(cfg["simulation"]["time_step"]), steps=steps))
-    log = "dense_%d.log" % procs
-    cmd = [lmp, "-in", os.path.basename(inp), "-log", log, "-screen", "none"]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    if procs > 1:
-        cmd = [mpirun, "-np", str(procs), "--oversubscribe"] + cmd
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1",
-                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    bench.run_cmd(cmd, env=env, cwd=work)
-    text = open(os.path.join(work, log)).read()
-    t, n_atoms = [(float(x[0]), int(x[3])) for x in re.findall(
-        r"Loop time of ([0-9.e+-]+) on (\d+) procs for (\d+) steps with "
-        r"(\d+) atoms", text) if int(x[2]) == steps][0]
+    _, t, n_atoms = bench.lammps_exec(lmp, inp, "dense_%d.log" % procs, procs,
+                                      mpirun, work, steps)
     return n_atoms * steps / t
 
 
