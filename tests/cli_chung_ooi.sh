@@ -1,26 +1,9 @@
 #!/usr/bin/env bash
 # Chung & Ooi's eight impact tests, a few points each (tools/chung_ooi_study.py --quick): the normal impacts within 1 % of Hertz and of the configured restitution, the gross-sliding points within 1 % of impulse theory, the spins of test 7 unchanged; and the examples pass dem check.
 # Usage: bash tests/cli_chung_ooi.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-PY=/usr/bin/python3 # Debian's, with numpy, h5py, matplotlib and yaml
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-if ! "$PY" -c 'import numpy, h5py, matplotlib, yaml' 2> err; then
-  echo "FAIL: $PY lacks numpy, h5py, matplotlib or yaml (tools/install_deps.sh): $(cat err)"
-  echo "cli_chung_ooi: 0 passed, 1 failed"
-  exit 1
-fi
+NAME=cli_chung_ooi
+. "$(dirname "$0")/lib.sh"
+need_python numpy h5py matplotlib yaml
 
 # 1. Every example is a valid config.
 for n in 1 2 3 4 5 6 7 8; do

@@ -1,26 +1,9 @@
 #!/usr/bin/env bash
 # The Python reader tools/demfile.py on a short run (tests/demfile_check.py), and the tools' interpreter rule: each one runs where another python3 comes first on PATH.
 # Usage: bash tests/cli_demfile.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-PY=/usr/bin/python3 # Debian's, with numpy, h5py and matplotlib
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-if ! "$PY" -c 'import numpy, h5py, matplotlib' 2> err; then
-  echo "FAIL: $PY lacks numpy, h5py or matplotlib (apt-get install python3-numpy python3-h5py python3-matplotlib): $(cat err)"
-  echo "cli_demfile: 0 passed, 1 failed"
-  exit 1
-fi
+NAME=cli_demfile
+. "$(dirname "$0")/lib.sh"
+need_python numpy h5py matplotlib
 
 # Two dumbbells in free flight: the numbers demfile_check.py expects.
 cat > two.yaml << 'EOF'

@@ -1,25 +1,9 @@
 #!/usr/bin/env bash
 # The rotating drum of examples/drum.yaml (150 balls, 0.6 s of turning): the energy balance kinetic + potential + elastic + dissipated - wall work closes within 1e-3 of the starting energy; the angle tool reads the run.
 # Usage: bash tests/cli_drum.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-PY=/usr/bin/python3
-if ! "$PY" -c 'import h5py, numpy, yaml' 2> /dev/null; then
-  echo "FAIL: $PY lacks h5py, numpy or yaml (apt-get install python3-h5py python3-numpy python3-yaml)"
-  echo "cli_drum: 0 passed, 1 failed"
-  exit 1
-fi
+NAME=cli_drum
+. "$(dirname "$0")/lib.sh"
+need_python h5py numpy yaml
 
 # The example as shipped, smaller and shorter: the balls fall and settle
 # for 0.3 s, then the drum turns for 0.6 s (1.2 rad); the drum does work

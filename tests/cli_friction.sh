@@ -2,32 +2,9 @@
 # Frictional, damped runs (hertz_mindlin) end bitwise the same: N + N steps restarted vs 2N, for all twelve named schemes; 1 vs 2 threads; bodies in spatial order or not; and a settling pile's energy balance closes.
 # Usage: bash tests/cli_friction.sh DEM_BINARY SOURCE_DIR
 # DEM_TEST_QUICK=1 (the sanitizer build) runs fewer schemes.
-set -u
-DEM=$(realpath "$1")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-
-PY=""
-for p in /usr/bin/python3 python3; do
-  if command -v "$p" > /dev/null && "$p" -c 'import h5py' 2> /dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "FAIL: no python3 with h5py (apt-get install python3-h5py)"
-  echo "cli_friction: 0 passed, 1 failed"
-  exit 1
-fi
+NAME=cli_friction
+. "$(dirname "$0")/lib.sh"
+need_python h5py
 
 # same A.h5 B.h5: every dataset of the last snapshots (bodies, spheres,
 # contacts with their history, state) and the energy rows of the steps

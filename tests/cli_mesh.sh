@@ -1,31 +1,9 @@
 #!/usr/bin/env bash
 # Triangle-mesh walls: a box of 12 STL triangles (ASCII and binary) gives the analytic box's trajectories to 1e-9 over 1 s (hits on edges and corners); one contact across a flat patch's shared edge; the sphere-point Hertz force at a convex edge and corner; a moving piston's wall work closes the energy balance; restart N + N = 2N and 1 vs 2 threads bitwise; bad meshes refused (exit 2).
 # Usage: bash tests/cli_mesh.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-PY=""
-for p in /usr/bin/python3 python3; do
-  if command -v "$p" > /dev/null && "$p" -c 'import h5py' 2> /dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "FAIL: no python3 with h5py (apt-get install python3-h5py)"
-  echo "cli_mesh: 0 passed, 1 failed"
-  exit 1
-fi
+NAME=cli_mesh
+. "$(dirname "$0")/lib.sh"
+need_python h5py
 check() { # check WHAT COMMAND...: passes when the command succeeds
   local what=$1 out
   shift

@@ -1,31 +1,9 @@
 #!/usr/bin/env bash
 # Periodic boundaries end to end: two clumps crossing the boundaries many times and colliding across one follow the same trajectories (unwrapped) as in a large closed box; frictional periodic runs end bitwise the same restarted (N + N = 2N), on 1 or 2 threads, sorted in space or not.
 # Usage: bash tests/cli_periodic.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-PY=""
-for p in /usr/bin/python3 python3; do
-  if command -v "$p" > /dev/null && "$p" -c 'import h5py' 2> /dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "FAIL: no python3 with h5py (apt-get install python3-h5py)"
-  echo "cli_periodic: 0 passed, 1 failed"
-  exit 1
-fi
+NAME=cli_periodic
+. "$(dirname "$0")/lib.sh"
+need_python h5py
 run() { # run WHAT ARGS...: dem run, must succeed
   local what=$1
   shift

@@ -1,21 +1,9 @@
 #!/usr/bin/env bash
 # The pictures of tools/render_snapshot.py (spheres at their true radius) and tools/plot_energy.py (runs of one scheme told apart) from short runs.
 # Usage: bash tests/cli_render.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-PY=/usr/bin/python3 # Debian's, with numpy, h5py and matplotlib
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
+NAME=cli_render
+. "$(dirname "$0")/lib.sh"
+need_python numpy h5py matplotlib
 
 # The coloured (saturated) pixels of a PNG: the spheres or the curves; the
 # background, grid, box and text are grey. Prints "count width height" of

@@ -1,20 +1,9 @@
 #!/usr/bin/env bash
 # A restart continues a file written by an older dem, which lacks the energy columns added since (the dissipated work, version 2; the walls' work, version 3): they are added, zero for the rows before, and the run ends bitwise as one that never stopped.
 # Usage: bash tests/cli_restart_old.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-PY=/usr/bin/python3
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
+NAME=cli_restart_old
+. "$(dirname "$0")/lib.sh"
+need_python h5py numpy
 RODS="$SRC/examples/box_rods.yaml"
 sets=(--set output.snapshot_interval=0.05 --set output.energy_interval=0.01)
 "$DEM" run "$RODS" -q -o full.h5 "${sets[@]}" --set simulation.end_time=0.2 2> err || bad "full run: $(cat err)"

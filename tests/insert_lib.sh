@@ -1,31 +1,7 @@
-# The shared start of the insertion tests (sourced with NAME set): the binary, a work folder, ok/bad counters, python with h5py, cfg/run/py helpers.
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
+# The shared start of the insertion tests (sourced with NAME set): tests/lib.sh's, and the cfg/run/py helpers.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_python h5py numpy
 CHECK="$SRC/tests/insert_check.py"
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-PY=""
-for p in python3 /usr/bin/python3; do
-  if command -v "$p" > /dev/null && "$p" -c 'import h5py, numpy' 2> /dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "FAIL: no python3 with h5py and numpy"
-  echo "$NAME: 0 passed, 1 failed"
-  exit 1
-fi
 
 # cfg NAME 'INSERT ENTRY (flow mapping)' [END_TIME]: a config whose insert
 # entry is line 12 of NAME.yaml. No gravity, bodies at rest: they stay
