@@ -277,6 +277,38 @@ static herr_t add_storage(hid_t g, const char *name, const H5O_info_t *info,
   return 0;
 }
 
+/* Bytes free on the file system of w's file; 0 and *known = 0 when
+ * statvfs cannot tell. */
+static unsigned long long bytes_free(const struct dem_h5_writer *w,
+                                     int *known) {
+  struct statvfs fs;
+  char *dir;
+  const char *slash = strrchr(w->path, '/');
+  *known = 0;
+  if (!(dir = strdup(slash ? w->path : ".")))
+    return 0;
+  if (slash)
+    dir[slash == w->path ? 1 : slash - w->path] = '\0';
+  int rc = statvfs(dir, &fs);
+  free(dir);
+  if (rc != 0)
+    return 0;
+  *known = 1;
+  return (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_frsize;
+}
+
+dem_status dem_h5w_need_room(const struct dem_h5_writer *w,
+                             unsigned long long bytes, const char *what) {
+  int known;
+  unsigned long long avail = bytes_free(w, &known);
+  if (!known || avail >= bytes) /* no figure to go by: the writes will tell */
+    return DEM_OK;
+  return dem_fail(DEM_ERR_IO,
+                  "%s: %s (No space left on device: %llu bytes free, about "
+                  "%llu needed; the file holds everything before)",
+                  w->path, what, avail, bytes);
+}
+
 /* A restart first rewrites the run header in place, which a full disk
  * would leave half done (the old /config and attributes gone, the new
  * ones not written): it starts only with room for the header, a block of
@@ -286,8 +318,7 @@ static herr_t add_storage(hid_t g, const char *name, const H5O_info_t *info,
 dem_status dem_h5w_check_room(struct dem_h5_writer *w,
                               const struct dem_h5_run_info *info) {
   hsize_t snapshot = 0;
-  struct statvfs fs;
-  char name[32], *dir;
+  char name[32];
   if (w->n_snapshots) {
     snprintf(name, sizeof name, "%06zu", w->n_snapshots - 1);
     hid_t g = H5Gopen2(w->snapshots, name, H5P_DEFAULT);
@@ -303,18 +334,9 @@ dem_status dem_h5w_check_room(struct dem_h5_writer *w,
       2ull * (info->config_text ? strlen(info->config_text) : 0) + 65536ull +
       (unsigned long long)DEM_H5W_ENERGY_COLUMNS * DEM_H5W_ENERGY_CHUNK * 8 +
       2ull * snapshot;
-  const char *slash = strrchr(w->path, '/');
-  if (!(dir = strdup(slash ? w->path : ".")))
-    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
-  if (slash)
-    dir[slash == w->path ? 1 : slash - w->path] = '\0';
-  int rc = statvfs(dir, &fs);
-  free(dir);
-  if (rc != 0) /* no figure to go by: the writes will tell */
-    return DEM_OK;
-  unsigned long long avail =
-      (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_frsize;
-  if (avail < need)
+  int known;
+  unsigned long long avail = bytes_free(w, &known);
+  if (known && avail < need)
     return dem_fail(DEM_ERR_IO,
                     "%s: no room to continue the run: %llu bytes free on its "
                     "file system, a restart needs %llu (the run header, a "

@@ -83,6 +83,18 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
   }
   start = w->energy_rows;
   size = start + n;
+  /* A new block of each column (chunks of ENERGY_CHUNK rows) is the one
+   * thing an append allocates. */
+  hsize_t blocks = (size + ENERGY_CHUNK - 1) / ENERGY_CHUNK -
+                   (start + ENERGY_CHUNK - 1) / ENERGY_CHUNK;
+  if (blocks &&
+      (st = dem_h5w_need_room(
+           w, 32768ull + blocks * ENERGY_COLUMNS * (ENERGY_CHUNK * 8ull + 512),
+           "cannot append energy rows"))) {
+    free(col);
+    free(steps);
+    return st;
+  }
   for (int c = 0; c < ENERGY_COLUMNS && st == DEM_OK; c++) {
     const void *buf = col;
     hid_t mem_type = H5T_NATIVE_DOUBLE, fs = -1, ms = -1;

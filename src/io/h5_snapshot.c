@@ -177,6 +177,15 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
                       w->path, index, s->columns[i].path);
   snprintf(name, sizeof name, "%06zu", index);
   snprintf(what, sizeof what, "cannot write snapshot %s", name);
+  /* The columns and their headers, with some margin (energy appends
+   * check their own). */
+  unsigned long long need = 65536;
+  for (size_t i = 0; i < s->n_columns; i++)
+    need += 1024 + (unsigned long long)s->columns[i].rows *
+                       (s->columns[i].cols ? s->columns[i].cols : 1) *
+                       type_size(s->columns[i].type);
+  if ((st = dem_h5w_need_room(w, need + need / 8, what)))
+    return st;
   /* Built unlinked and linked once complete: a reader never sees half. */
   g = dem_h5u_compact_group(w->file, NULL);
   if (g < 0)

@@ -31,6 +31,14 @@ struct dem_h5_writer {
 dem_status dem_h5w_check_room(struct dem_h5_writer *w,
                               const struct dem_h5_run_info *info);
 
+/* Fails (DEM_ERR_IO, "PATH: WHAT (No space left on device: ...)") when
+ * the file system of w's file has less than `bytes` free: a write that
+ * runs out of room part way can leave HDF5's metadata pointing past the
+ * file's end (unreadable), so what grows the file is checked first
+ * (io/h5_check.c). */
+dem_status dem_h5w_need_room(const struct dem_h5_writer *w,
+                             unsigned long long bytes, const char *what);
+
 /* /energy with its empty, chunked, extendible columns, kept open in w
  * (io/h5_energy.c). */
 herr_t dem_h5w_create_energy(struct dem_h5_writer *w);
