@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A restart continues a file written by an older dem, which lacks the energy columns added since (the dissipated work, version 2; the walls' work, version 3): they are added, zero for the rows before, and the run ends bitwise as one that never stopped.
+# A restart continues a file written by an older dem, which lacks the energy columns added since (the dissipated work, version 2; the walls' work, version 3; the inserted energy, version 4): they are added, zero for the rows before, and the run ends bitwise as one that never stopped.
 # Usage: bash tests/cli_restart_old.sh DEM_BINARY SOURCE_DIR
 NAME=cli_restart_old
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +13,7 @@ sets=(--set output.snapshot_interval=0.05 --set output.energy_interval=0.01)
 import sys, h5py
 with h5py.File(sys.argv[1], "r+") as f:
     for c in ("dissipated_damping", "dissipated_friction", "dissipated_rolling",
-              "dissipated", "wall_work"):
+              "dissipated", "wall_work", "inserted"):
         del f["energy"][c]' part.h5 || bad "could not make the older file"
 if "$DEM" run "$RODS" -q --restart part.h5 "${sets[@]}" --set simulation.end_time=0.2 2> err; then
   ok

@@ -7,7 +7,8 @@ usage: plot_energy.py OUT.h5 [MORE.h5 ...] -o energy.png [--relative] [--log]
 Reads the energy series of each file (tools/demfile.py); one line per run,
 and for a run whose contacts dissipate energy (hertz_mindlin) a second,
 dashed line for the energy balance E + W (W the work dissipated since the
-start), which stays at E0 but for the time step's error.
+start, less the work of moving walls and the energy inserted bodies brought
+in), which stays at E0 but for the time step's error.
 The legend names the file, the scheme and the time step (--label both, the
 default), the file only, or the scheme and time step only (--label scheme);
 runs that would share a label get their path added, so each line can be
@@ -30,15 +31,18 @@ import demfile  # noqa: E402
 
 
 def read_energy(path):
-    """(time, total, dissipated or None, scheme, time_step) of a dem output
+    """(time, total, W or None, scheme, time_step) of a dem output
     file; ValueError if unusable."""
     with demfile.open_run(path) as run:
         e = run.energy()
         scheme, dt = run.scheme or "", run.time_step
     if len(e.get("total", [])) == 0:
         raise ValueError(f"{path}: no energy rows")
-    w = e.get("dissipated")
-    if w is not None and not np.any(w != 0):
+    w = 0 * e["total"]
+    for name, sign in (("dissipated", 1), ("wall_work", -1), ("inserted", -1)):
+        if name in e:  # older files lack the later columns
+            w = w + sign * e[name]
+    if not np.any(w != 0):
         w = None  # a conservative run: nothing to balance
     return e["time"], e["total"], w, scheme, dt
 

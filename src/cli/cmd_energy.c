@@ -51,10 +51,13 @@ static void usage(FILE *f) {
         "  drift_%     (E_end-E0)/|E0|, in percent (signed)\n"
         "  W_end       work dissipated by the contacts up to the last row,\n"
         "              less the work moving mesh walls did (wall_work)\n"
+        "              and the energy inserted bodies brought (inserted)\n"
         "  balance_max_%    max |E+W-E0|/|E0| over all rows, in percent\n"
         "  balance_drift_%  (E_end+W_end-E0)/|E0|, in percent (signed):\n"
         "              the energy balance, exact but for the time step's\n"
         "              error (equal to max_dev and drift when W = 0)\n"
+        "  With insertion, |E0| in these fractions is |E0| plus the largest\n"
+        "  energy the inserted bodies brought since the first row.\n"
         "\n",
         f);
   dem_cli_options_print(f, energy_options);

@@ -139,6 +139,12 @@ void dem_energy_summarize(const struct dem_energy_series *s,
   out->w_end = s->dissipated ? s->dissipated[s->n - 1] : 0.0;
   if (s->wall_work) /* what the walls put in is not dissipated */
     out->w_end -= s->wall_work[s->n - 1];
+  if (s->inserted) { /* nor what inserted bodies brought */
+    out->w_end -= s->inserted[s->n - 1];
+    for (size_t i = 0; i < s->n; i++) /* a pour may start from nothing */
+      if (fabs(s->inserted[i] - s->inserted[0]) > scale - fabs(e0))
+        scale = fabs(e0) + fabs(s->inserted[i] - s->inserted[0]);
+  }
   if (scale == 0.0) {
     out->max_rel_dev = out->mean_rel_dev = out->final_drift = NAN;
     out->max_balance = out->final_balance = NAN;
@@ -147,11 +153,13 @@ void dem_energy_summarize(const struct dem_energy_series *s,
   double max_balance = 0.0;
   /* E + W against its first value (W is 0 there in a run's own file). */
   const double b0 = e0 + (s->dissipated ? s->dissipated[0] : 0.0) -
-                    (s->wall_work ? s->wall_work[0] : 0.0);
+                    (s->wall_work ? s->wall_work[0] : 0.0) -
+                    (s->inserted ? s->inserted[0] : 0.0);
   for (size_t i = 0; i < s->n; i++) {
     double dev = fabs(s->total[i] - e0) / scale;
     double w = (s->dissipated ? s->dissipated[i] : 0.0) -
-               (s->wall_work ? s->wall_work[i] : 0.0);
+               (s->wall_work ? s->wall_work[i] : 0.0) -
+               (s->inserted ? s->inserted[i] : 0.0);
     double bal = fabs(s->total[i] + w - b0) / scale;
     if (dev > max_dev || isnan(dev))
       max_dev = dev;

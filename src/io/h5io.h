@@ -2,6 +2,7 @@
 #ifndef DEM_H5IO_H
 #define DEM_H5IO_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "dem/status.h"
@@ -97,7 +98,11 @@ char *dem_h5_sidecar_path(const char *path);
     "all work dissipated since the start: total + dissipated is constant")     \
   X(wall_work, "J", 3,                                                         \
     "work the moving mesh walls did on the bodies since the start: total + "   \
-    "dissipated - wall_work is constant")
+    "dissipated - wall_work is constant")                                      \
+  X(inserted, "J", 4,                                                          \
+    "energy the inserted bodies brought in (kinetic + gravitational, at "      \
+    "their insertion) since the start: total + dissipated - wall_work - "      \
+    "inserted is constant")
 
 struct dem_energy_row {
   long step;
@@ -105,6 +110,20 @@ struct dem_energy_row {
   DEM_ENERGY_COLUMNS(DEM_ENERGY_ROW_MEMBER)
 #undef DEM_ENERGY_ROW_MEMBER
 };
+
+/* The balance from row a to row b: the change of total + dissipated -
+ * wall_work - inserted, which is zero but for the time-step error. */
+static inline double dem_energy_balance(const struct dem_energy_row *a,
+                                        const struct dem_energy_row *b) {
+  return (b->total - a->total) + (b->dissipated - a->dissipated) -
+         (b->wall_work - a->wall_work) - (b->inserted - a->inserted);
+}
+/* The energy scale the balance and the drift are fractions of: |E0|, plus
+ * what the inserted bodies brought in (a pour may start with none). */
+static inline double dem_energy_scale(const struct dem_energy_row *a,
+                                      const struct dem_energy_row *b) {
+  return fabs(a->total) + fabs(b->inserted - a->inserted);
+}
 
 /* Appends rows to the /energy datasets (chunked, extendible) and flushes
  * (about 20-40 us: append in blocks rather than row by row). A kill
@@ -178,7 +197,9 @@ dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out);
 void dem_energy_series_free(struct dem_energy_series *s);
 
 /* Summary of an energy series, as `dem energy` prints it. Relative values
- * are fractions of |E0| (multiply by 100 for percent): max_rel_dev =
+ * are fractions of |E0| (with insertion: plus the largest energy the
+ * inserted bodies brought in since the first row; multiply by 100 for
+ * percent): max_rel_dev =
  * max |E-E0|/|E0|, mean_rel_dev = mean over all rows of |E-E0|/|E0|,
  * final_drift = (E_end-E0)/|E0| (signed), and the same of E + W for the
  * balance. They are NaN when E0 is 0; all fields are 0 for an empty

@@ -43,21 +43,20 @@ static void progress(const struct dem_run *r, double started, int tty,
                   final      ? elapsed
                   : rate > 0 ? (total - done) / rate
                              : 0);
-  if (r->have_rows && r->first_row.total != 0) {
-    const struct dem_energy_row *a = &r->first_row, *b = &r->last_row;
+  const struct dem_energy_row *a = &r->first_row, *b = &r->last_row;
+  double scale = r->have_rows ? dem_energy_scale(a, b) : 0;
+  if (scale != 0) {
     int balance =
         (sim->law.model && (sim->law.model->flags & DEM_MODEL_DISSIPATIVE)) ||
-        (sim->mw && sim->mw->moving);
-    double e = b->total - a->total;
-    if (balance)
-      e += b->dissipated - a->dissipated - (b->wall_work - a->wall_work);
+        (sim->mw && sim->mw->moving) || sim->insert;
+    double e = balance ? dem_energy_balance(a, b) : b->total - a->total;
     if (tty)
       snprintf(energy, sizeof energy, "  %s %+.2e",
-               balance ? "(E+W-E0)/E0" : "(E-E0)/E0", e / fabs(a->total));
+               balance ? "(E+W-E0)/E0" : "(E-E0)/E0", e / scale);
     else
       snprintf(energy, sizeof energy, "  %s %+.3e at t = %.6g s",
                balance ? "balance (E+W-E0)/|E0|" : "drift (E-E0)/|E0|",
-               e / fabs(a->total), b->time);
+               e / scale, b->time);
   }
   if (tty && !final) {
     fprintf(stderr,

@@ -125,6 +125,9 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
         grav -= b->mass[i] * sim->gravity[k] * b->image[i][k] *
                 sim->walls.period[k];
   }
+  double in = 0;
+  for (size_t k = 0; b->energy_in && k < b->n; k++)
+    in += b->energy_in[b->index_of[k]]; /* id order: insertion order */
   double el = dem_contact_elastic_energy(sim, o->scratch);
   double w[DEM_N_DISSIPATION];
   dem_contact_dissipated(sim, w);
@@ -141,7 +144,8 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
       .dissipated_rolling = w[DEM_DISSIPATION_ROLLING],
       .dissipated = w[DEM_DISSIPATION_DAMPING] + w[DEM_DISSIPATION_FRICTION] +
                     w[DEM_DISSIPATION_ROLLING],
-      .wall_work = dem_contact_wall_work(sim)};
+      .wall_work = dem_contact_wall_work(sim),
+      .inserted = in};
 }
 
 /* Room for the output rows of the contact lists. */

@@ -122,6 +122,8 @@ static dem_status restore_field(struct dem_run *r,
   void *data = NULL;
   if (width == 0) /* a field this run's contact model does not use */
     return DEM_OK;
+  if ((f->flags & DEM_FIELD_SINCE_4) && !dem_h5_snapshot_has(snap, f->path))
+    return DEM_OK; /* an older dem's file: zeros, as allocated */
   if (!dem_h5_snapshot_has(snap, f->path))
     return dem_fail(DEM_ERR_USAGE,
                     "--restart '%s': snapshot %06ld lacks %s (written by an "

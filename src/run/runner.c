@@ -77,15 +77,17 @@ static dem_status run_config(struct dem_run *r) {
     dem_run_flush_rows(r);
   if (!opt->quiet && r->have_rows) {
     const struct dem_energy_row *a = &r->first_row, *b = &r->last_row;
-    double scale = fabs(a->total);
+    double scale = dem_energy_scale(a, b);
     fprintf(stderr,
             "  energy from t = %g s to %g s: %.6g J -> %.6g J, dissipated "
             "%.6g J; balance (E + W - E0) / |E0| = %.3g\n",
             a->time, b->time, a->total, b->total, b->dissipated - a->dissipated,
-            scale > 0 ? (b->total + b->dissipated - b->wall_work - a->total -
-                         a->dissipated + a->wall_work) /
-                            scale
-                      : 0.0);
+            scale > 0 ? dem_energy_balance(a, b) / scale : 0.0);
+    if (b->inserted != a->inserted)
+      fprintf(stderr,
+              "  (W counts the %.6g J the inserted bodies brought in; |E0| is "
+              "|E0| + that)\n",
+              b->inserted - a->inserted);
   }
   if (!opt->quiet && r->sim.insert)
     fprintf(stderr,

@@ -71,6 +71,10 @@ const struct dem_field dem_fields[] = {
     {"x_unwrapped", "bodies/position_unwrapped", BODY(x_unwrapped), F64,
      DEM_WIDTH_PERIODIC, OUT, "m",
      "centre of mass without the periodic wraps, position + image L"},
+    {"energy_in", "state/body_inserted_energy", BODY(energy_in), F64,
+     DEM_WIDTH_INSERT, ORDER | RESTART | DEM_FIELD_SINCE_4, "J",
+     "energy the body brought in when inserted: kinetic + gravitational at "
+     "that time (0 for bodies there from the start)"},
     {"first_member", NULL, BODY(first_member), I64, 1, DEM_FIELD_PLUS_ONE, "1",
      "first member sphere"},
 
@@ -174,6 +178,8 @@ int dem_field_width(const struct dem_sim *sim, const struct dem_field *f) {
     return sim->mw ? 1 : 0;
   if (f->width == DEM_WIDTH_PERIODIC)
     return sim->walls.periodic ? 3 : 0;
+  if (f->width == DEM_WIDTH_INSERT)
+    return sim->insert ? 1 : 0;
   return f->width;
 }
 

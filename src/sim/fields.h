@@ -39,6 +39,9 @@ enum dem_field_flags {
   DEM_FIELD_BODY_INDEX = 1u << 5,
   /* One entry more than the items (a range table). */
   DEM_FIELD_PLUS_ONE = 1u << 6,
+  /* Restart state that files of dem before format 4 lack: a restart of
+   * such a file starts it from zeros. */
+  DEM_FIELD_SINCE_4 = 1u << 7,
 };
 #define DEM_FIELD_WRITTEN                                                      \
   (DEM_FIELD_OUTPUT | DEM_FIELD_RESTART | DEM_FIELD_CHECK)
@@ -53,6 +56,7 @@ enum {
   DEM_WIDTH_MESH = -6,   /* 1 when there are mesh walls, else 0 */
   /* 3 when some axis is periodic (domain.periodic), else 0 */
   DEM_WIDTH_PERIODIC = -7,
+  DEM_WIDTH_INSERT = -8, /* 1 when bodies are inserted over time, else 0 */
 };
 
 struct dem_field {

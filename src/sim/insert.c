@@ -307,6 +307,11 @@ static int place_one(struct dem_sim *sim, const struct dem_insert_spec *e,
     }
     if (half_step)
       v3_axpy(b->v[at], -0.5 * sim->dt / b->mass[at], b->force[at]);
+    /* What it brings into the balance: it starts without spin or
+     * contact, so kinetic + gravitational as the energy rows count them
+     * (at insertion no periodic wrap has been taken off yet). */
+    b->energy_in[at] = 0.5 * b->mass[at] * v3_dot(e->v, e->v) -
+                       b->mass[at] * v3_dot(sim->gravity, b->x[at]);
     for (size_t i = b->first_member[at]; i < b->first_member[at + 1]; i++)
       cand[(*n_cand)++] = i;
     commit_body(sim);

@@ -72,6 +72,10 @@ struct dem_bodies {
    * x + image L, filled for snapshots. */
   int (*image)[3];
   double (*x_unwrapped)[3];
+  /* Runs with insertion only (sim/insert.h): the energy each body brought
+   * in, kinetic + gravitational at its insertion (0 for bodies there from
+   * the start); their sum is /energy/inserted. */
+  double *energy_in;
 };
 
 /* Spheres, structure of arrays, in body order (each body's members
