@@ -67,5 +67,28 @@ check spiral_alone "$CYL" --set scheme=spiral && lacks spiral_alone "warning:"
 check spiral_inline "$RODS" --set 'scheme=[push_velocity: {dt_scale: 0.5}, push_position, push_rotation: {integrator: spiral}, update_spheres, reset_forces, neighbor_update, contact_forces, gather_forces, push_velocity: {dt_scale: 0.5}]' &&
   has spiral_inline "rotation integrator 'spiral' holds the torque"
 
+# 4. Bodies yet to come and walls of meshes count. A pour (insert
+#    entries only, nothing at t = 0) gets the contact time of its smallest
+#    balls, and halving the smallest size halves it (Hertz: t_c grows as
+#    the size, m* ~ s^3, R* ~ s); a drum of a stiff mesh, with balls at
+#    rest, gets the time of a ball falling onto the drum.
+POUR="$SRC/examples/pour_spheres.yaml"
+tc() { sed -n 's/.*Hertz contact time \([0-9.e+-]*\) s.*/\1/p' <<< "$err" | head -1; }
+if check pour "$POUR"; then
+  lacks pour "warning:"
+  has pour "(ball against ball at"
+  t1=$(tc)
+  if check pour_small "$POUR" --set particles.0.insert.scale.min=0.35; then
+    t2=$(tc)
+    if awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(a > 0 && (a / b - 2) ^ 2 < 1e-10) }'; then
+      ok
+    else
+      bad "pour: smallest size 0.7 -> 0.35: contact time $t1 -> $t2 s, not half"
+    fi
+  fi
+fi
+check drum "$SRC/examples/drum.yaml" --set materials.steel.young_modulus=2e11 &&
+  has drum "(ball against drum at"
+
 echo "cli_advice: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

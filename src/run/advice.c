@@ -3,10 +3,12 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "contact/model.h"
 #include "run/run.h"
+#include "sim/insert.h"
 
 /* Rayleigh time step of the smallest sphere of the shapes with one sphere
  * (clumps 0) or of the clumps (clumps 1), HUGE_VAL if there are none:
@@ -17,19 +19,28 @@
  * advice) and this step is only reported (docs/configuration.md). */
 static double rayleigh_time_step(const struct dem_sim *sim, int clumps) {
   double best = HUGE_VAL;
+  size_t ns = sim->n_shapes ? sim->n_shapes : 1;
+  long *count = calloc(ns, sizeof *count);
+  double *smin = calloc(ns, sizeof *smin);
+  if (count && smin)
+    dem_shape_scales(sim, count, smin);
   for (size_t k = 0; k < sim->n_shapes; k++) {
     const struct dem_shape *sh = &sim->shapes[k];
     const struct dem_material *m = &sim->materials[sh->material];
     double g = m->young_modulus / (2.0 * (1.0 + m->poisson_ratio));
+    /* its smallest size (scaled bodies and insert entries' sizes) */
+    double s = smin && isfinite(smin[k]) ? smin[k] : 1.0;
     if ((sh->n_spheres > 1) != clumps)
       continue;
     for (size_t i = 0; i < sh->n_spheres; i++) {
-      double dt = 3.14159265358979323846 * sh->radius[i] *
+      double dt = 3.14159265358979323846 * sh->radius[i] * s *
                   sqrt(m->density / g) / (0.1631 * m->poisson_ratio + 0.8766);
       if (dt < best)
         best = dt;
     }
   }
+  free(count);
+  free(smin);
   return best;
 }
 

@@ -374,6 +374,23 @@ void dem_insert_resume(struct dem_sim *sim) {
     ins->spec[ei].done = dem_insert_count_due(&ins->spec[ei], sim->t);
 }
 
+void dem_shape_scales(const struct dem_sim *sim, long *count, double *smin) {
+  for (size_t k = 0; k < sim->n_shapes; k++)
+    count[k] = 0, smin[k] = HUGE_VAL;
+  for (size_t i = 0; i < sim->b.n; i++) {
+    int k = sim->b.shape[i];
+    count[k]++;
+    smin[k] = fmin(smin[k], sim->b.scale[i]);
+  }
+  const struct dem_inserter *ins = sim->insert;
+  for (size_t e = 0; ins && e < ins->n; e++)
+    for (size_t j = 0; j < ins->spec[e].n_shapes; j++) {
+      int k = ins->spec[e].shape[j];
+      count[k] += 2;
+      smin[k] = fmin(smin[k], ins->spec[e].size.min);
+    }
+}
+
 void dem_inserter_free(struct dem_inserter *ins) {
   if (!ins)
     return;

@@ -76,6 +76,13 @@ void dem_insert_resume(struct dem_sim *sim);
 /* Bodies entry s has due by time t. */
 long dem_insert_count_due(const struct dem_insert_spec *s, double t);
 
+/* For each shape k: how many bodies of it the run has or may insert
+ * (count[k], at least 2 for a shape an insert entry draws, so it may meet
+ * itself), and the smallest size factor among them (smin[k]; HUGE_VAL
+ * when none): what the time-step advice needs before anything is
+ * inserted. */
+void dem_shape_scales(const struct dem_sim *sim, long *count, double *smin);
+
 void dem_inserter_free(struct dem_inserter *ins);
 
 #endif
