@@ -32,13 +32,18 @@ static herr_t write_column(hid_t g, const char *name,
   herr_t rc = -1;
   const void *data = f->data;
   void *gathered = NULL;
-  if (f->order && f->rows) {
+  if ((f->order || f->row) && f->rows) {
     size_t item = (f->cols ? f->cols : 1) * type_size(f->type);
     if (!(gathered = malloc(f->rows * item)))
       return -1;
-    for (size_t k = 0; k < f->rows; k++)
-      memcpy((char *)gathered + k * item,
-             (const char *)f->data + f->order[k] * item, item);
+    for (size_t k = 0; k < f->rows; k++) {
+      size_t i = f->order ? f->order[k] : k;
+      char *to = (char *)gathered + k * item;
+      if (f->row)
+        f->row(f->ctx, i, to);
+      else
+        memcpy(to, (const char *)f->data + i * item, item);
+    }
     data = gathered;
   }
   hid_t space = H5Screate_simple(f->cols ? 2 : 1, dims, NULL), ds;
@@ -172,7 +177,7 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
     return dem_fail(DEM_ERR_INTERNAL, "dem_h5_snapshot_write: no writer");
   index = w->n_snapshots;
   for (size_t i = 0; i < s->n_columns; i++)
-    if (s->columns[i].rows && !s->columns[i].data)
+    if (s->columns[i].rows && !s->columns[i].data && !s->columns[i].row)
       return dem_fail(DEM_ERR_INTERNAL, "%s: snapshot %zu: no data for %s",
                       w->path, index, s->columns[i].path);
   snprintf(name, sizeof name, "%06zu", index);

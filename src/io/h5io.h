@@ -141,7 +141,11 @@ struct dem_h5_column {
   size_t rows, cols; /* cols 0: a 1-D dataset */
   const void *data;
   const size_t *order; /* row k is item order[k] of data, or NULL */
-  const char *unit;    /* attributes "unit" and "description" (NULL: none) */
+  /* Instead of data (NULL): item i computed into out by row(ctx, i, out),
+   * a row at a time. */
+  void (*row)(const void *ctx, size_t i, void *out);
+  const void *ctx;
+  const char *unit; /* attributes "unit" and "description" (NULL: none) */
   const char *description;
 };
 

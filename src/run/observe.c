@@ -165,34 +165,11 @@ static dem_status reserve_rows(struct dem_observer *o,
   return DEM_OK;
 }
 
-/* The snapshot-only fields, from the synchronised velocities: w in the
- * lab frame for each body, and for each sphere its centre's velocity
- * v + w x r (r from the body's centre of mass, lab frame) and its body's
- * w. They change nothing the run uses. */
-static void fill_snapshot_fields(struct dem_sim *sim) {
-  struct dem_bodies *b = &sim->b;
-  struct dem_spheres *s = &sim->s;
-  long nb = (long)b->n, ns = (long)s->n;
-  DEM_PARALLEL_IF(nb + ns > DEM_PARALLEL_MIN, omp parallel, {
-    _Pragma("omp for schedule(static)") for (long i = 0; i < nb; i++)
-        q_rotate(b->w_sync_lab[i], b->q[i], b->w_sync[i]);
-    _Pragma("omp for schedule(static)") for (long i = 0; i < ns; i++) {
-      int k = s->body[i];
-      double r[3], wxr[3];
-      v3_sub(r, s->x[i], b->x[k]);
-      v3_cross(wxr, b->w_sync_lab[k], r);
-      v3_add(s->v_snap[i], b->v_sync[k], wxr);
-      v3_copy(s->w_snap[i], b->w_sync_lab[k]);
-    }
-  });
-}
-
 dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
                                 struct dem_snapshot *s) {
   dem_status st = reserve_rows(o, sim);
   if (st)
     return st;
-  fill_snapshot_fields(sim);
   dem_periodic_unwrap(sim);
   dem_contacts_rows(sim, DEM_ITEM_PAIRS, o->pair_rows);
   dem_contacts_rows(sim, DEM_ITEM_WALL_CONTACTS, o->wall_rows);
@@ -204,7 +181,7 @@ dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
     int width = dem_field_width(sim, f);
     if (!(f->flags & DEM_FIELD_WRITTEN) || width == 0)
       continue;
-    const void *data = dem_field_data(sim, f);
+    const void *data = dem_field_stored(f) ? dem_field_data(sim, f) : NULL;
     size_t count = dem_item_count(sim, f->item);
     if (f->flags & DEM_FIELD_BODY_INDEX) { /* indices now -> body ids */
       const int *index = data;
@@ -220,6 +197,8 @@ dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
                                .cols = width == 1 ? 0 : (size_t)width,
                                .data = data,
                                .order = rows[f->item],
+                               .row = dem_field_compute(f),
+                               .ctx = sim,
                                .unit = f->unit,
                                .description = f->description};
   }

@@ -42,6 +42,9 @@ enum dem_field_flags {
   /* Restart state that files of dem before format 4 lack: a restart of
    * such a file starts it from zeros. */
   DEM_FIELD_SINCE_4 = 1u << 7,
+  /* Written but never stored (its offset unused): computed a row at a time
+   * as a snapshot is written (dem_field_compute). */
+  DEM_FIELD_COMPUTED = 1u << 8,
 };
 #define DEM_FIELD_WRITTEN                                                      \
   (DEM_FIELD_OUTPUT | DEM_FIELD_RESTART | DEM_FIELD_CHECK)
@@ -73,6 +76,15 @@ struct dem_field {
 
 /* The table, terminated by an entry with a NULL name. */
 extern const struct dem_field dem_fields[];
+
+/* Whether f has an array (computed fields have none). */
+static inline int dem_field_stored(const struct dem_field *f) {
+  return !(f->flags & DEM_FIELD_COMPUTED);
+}
+/* A computed field's rows: item i as it is now into out (width values);
+ * NULL for a stored field. */
+typedef void (*dem_field_row_fn)(const void *sim, size_t i, void *out);
+dem_field_row_fn dem_field_compute(const struct dem_field *f);
 
 /* Components per item of f in this sim (0: not allocated). */
 int dem_field_width(const struct dem_sim *sim, const struct dem_field *f);

@@ -76,7 +76,8 @@ void dem_body_pose(struct dem_sim *sim, size_t b, int shape, double scale,
 /* Row i of every array of `item` set to zero (but the member ranges). */
 static void zero_row(struct dem_sim *sim, enum dem_item item, size_t i) {
   for (const struct dem_field *f = dem_fields; f->name; f++) {
-    if (f->item != item || (f->flags & DEM_FIELD_PLUS_ONE))
+    if (f->item != item || (f->flags & DEM_FIELD_PLUS_ONE) ||
+        !dem_field_stored(f))
       continue;
     size_t bytes =
         (size_t)dem_field_width(sim, f) * dem_field_type_size(f->type);

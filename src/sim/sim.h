@@ -57,7 +57,6 @@ struct dem_bodies {
   size_t n;
   double (*x)[3], (*v)[3], (*q)[4], (*w)[3];
   double (*v_sync)[3], (*w_sync)[3];
-  double (*w_sync_lab)[3]; /* w_sync in the lab frame (snapshots only) */
   double (*v_contact)[3], (*w_contact)[3], (*w_move)[3];
   double (*force)[3], (*torque)[3];
   double *mass, (*inertia)[3];
@@ -83,11 +82,7 @@ struct dem_bodies {
  * cell. */
 struct dem_spheres {
   size_t n;
-  double (*x)[3]; /* lab position */
-  /* Filled when a snapshot is taken, for the output and the sidecar:
-   * the velocity of the centre, v + w x r, and the body's angular
-   * velocity, at the snapshot's time, lab frame. */
-  double (*v_snap)[3], (*w_snap)[3];
+  double (*x)[3];                   /* lab position */
   double (*x_build)[3];             /* position at the last neighbour build */
   double (*offset)[3];              /* body principal frame */
   double (*force)[3], (*torque)[3]; /* contact sums (torque about x) */
