@@ -121,6 +121,14 @@ static int extendible(hid_t ds) {
   return ok;
 }
 
+/* Whether a dataset is one of the series appended to, /energy's and
+ * /walls': a killed run may leave a chunk past their end, so their data is
+ * read by dem_h5_read_energy and dem_h5_check_walls, up to the rows a
+ * restart keeps. */
+static int series(const char *name) {
+  return strncmp(name, "energy/", 7) == 0 || strncmp(name, "walls/", 6) == 0;
+}
+
 /* Whether a group's creation properties (its link and group info
  * messages, which h5py reads to open it) can be read. */
 static int group_header_reads(hid_t g) {
@@ -153,9 +161,8 @@ static herr_t note_snapshot(struct walk *w, hid_t g, long index) {
 
 /* Every object (visited with all its information, which walks its chunk
  * index and attribute storage): its attributes read; a dataset's data
- * read, except the
- * energy series (read by dem_h5_read_energy, which knows what a killed
- * run leaves at its end) and older snapshots' data, of which only the
+ * read, except the series (energy and walls: see series()) and older
+ * snapshots' data, of which only the
  * place in the file is checked (restart reads the last one; raw data
  * carries no checksum to check anyway). */
 static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
@@ -186,8 +193,8 @@ static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
     else if (snap >= 0 && snap != w->last && !inside(obj, w->file_size))
       w->own = why = "has data outside the file or of another size than "
                      "its shape";
-    else if ((snap < 0 || snap == w->last) &&
-             strncmp(name, "energy/", 7) != 0 && read_value(obj, 0) < 0)
+    else if ((snap < 0 || snap == w->last) && !series(name) &&
+             read_value(obj, 0) < 0)
       why = "cannot be read";
   }
   if (obj >= 0)
