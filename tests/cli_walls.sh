@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The loads on the walls (/walls/NAME/force and torque, one row per energy row): a ball at rest on the floor of an STL box and of the analytic box pushes it with its weight; the torque about a mesh's motion centre is r x F; a turning plate's -torque.w integrates to /energy/wall_work; 1 vs 2 threads and restart N + N = 2N bitwise; a truncated series refused by the restart; demfile.py and plot_walls.py read them.
+# The loads on the walls (/walls/NAME/force and torque, one row per energy row): a ball at rest on the floor of an STL box and of the analytic box pushes it with its weight; the torque about a mesh's motion centre is r x F; a turning plate's -torque.w integrates to /energy/wall_work; 1 vs 2 threads and restart N + N = 2N bitwise; a truncated series refused by the restart; the row at an insertion's rebuild; demfile.py and plot_walls.py read them.
 # Usage: bash tests/cli_walls.sh DEM_BINARY SOURCE_DIR
 NAME=cli_walls
 . "$(dirname "$0")/lib.sh"
@@ -191,6 +191,36 @@ if "$PY" -c 'import matplotlib' 2> /dev/null; then
   check "(9) plot_walls.py" "$PY" "$SRC/tools/plot_walls.py" turn.h5 -o walls.png
   [ -s walls.png ] && ok || bad "(9) plot_walls.py wrote no walls.png"
 fi
+
+# (10) A body inserted at t = 0.02 s rebuilds the contact lists, which keep
+# no forces, at that row: the walls' loads are taken before. Ball 0 comes
+# within reach of the floor at that rebuild, which moves ball 1's resting
+# contact in the list: its force must still be in the row.
+cat > ins.yaml << 'EOF'
+simulation: {time_step: 1.0e-5, end_time: 0.025, gravity: [0, 0, -9.81]}
+materials:
+  glass: {density: 2500, young_modulus: 1.0e7, poisson_ratio: 0.2, restitution: 0.3, friction: 0.3}
+shapes:
+  ball: {material: glass, spheres: [{center: [0, 0, 0], radius: 0.05}]}
+particles:
+  - body: {shape: ball, position: [0.7, 0.5, 0.0551], velocity: [0, 0, -0.005]}
+  - body: {shape: ball, position: [0.3, 0.5, 0.05]}
+  - insert: {region: {box: {min: [0.4, 0.4, 0.6], max: [0.6, 0.6, 0.8]}}, shapes: [{shape: ball, fraction: 1}], count: 1, start: 0.02, end: 0.02}
+domain:
+  box: {min: [0, 0, 0], max: [1, 1, 1]}
+  wall_material: glass
+contact: {model: hertz_mindlin, skin: 0.005}
+output: {snapshot_interval: 0.05, energy_interval: 0.001}
+EOF
+run "(10) insertion" ins.yaml -o ins.h5
+check "(10) the row at an insertion holds the forces before the rebuild" "$PY" -c '
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+t, F = f["energy/time"][()], f["walls/box_zmin/force"][:, 2]
+k = int(np.argmin(np.abs(t - 0.02)))
+mid = 0.5 * (F[k - 1] + F[k + 1])
+if len(f["snapshots"][sorted(f["snapshots"])[-1]]["bodies/mass"]) != 3 or abs(F[k] - mid) > 1e-2 * abs(mid):
+    sys.exit("floor force %s at t = %s, its neighbours %s" % (F[k], t[k], F[[k - 1, k + 1]]))' ins.h5
 
 echo "cli_walls: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
