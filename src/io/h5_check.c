@@ -309,6 +309,7 @@ dem_status dem_h5w_check_room(struct dem_h5_writer *w,
   unsigned long long need =
       2ull * (info->config_text ? strlen(info->config_text) : 0) + 65536ull +
       (unsigned long long)DEM_H5W_ENERGY_COLUMNS * DEM_H5W_ENERGY_CHUNK * 8 +
+      (unsigned long long)info->n_walls * 2 * DEM_H5W_WALL_CHUNK * 3 * 8 +
       2ull * snapshot;
   const char *slash = strrchr(w->path, '/');
   if (!(dir = strdup(slash ? w->path : ".")))
@@ -322,11 +323,12 @@ dem_status dem_h5w_check_room(struct dem_h5_writer *w,
   unsigned long long avail =
       (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_frsize;
   if (avail < need)
-    return dem_fail(DEM_ERR_IO,
-                    "%s: no room to continue the run: %llu bytes free on its "
-                    "file system, a restart needs %llu (the run header, a "
-                    "block of energy rows and two snapshots); free some "
-                    "space and restart again (the file was left as it was)",
-                    w->path, avail, need);
+    return dem_fail(
+        DEM_ERR_IO,
+        "%s: no room to continue the run: %llu bytes free on its "
+        "file system, a restart needs %llu (the run header, a "
+        "block of energy and walls' rows and two snapshots); free some "
+        "space and restart again (the file was left as it was)",
+        w->path, avail, need);
   return DEM_OK;
 }

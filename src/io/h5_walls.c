@@ -8,8 +8,6 @@
 
 #include "io/h5_writer.h"
 
-enum { WALL_CHUNK = 256 }; /* rows per chunk: 6 kB */
-
 static const char *const series[2] = {"force", "torque"};
 
 /* Series s (0 force, 1 torque) of a wall in group g, chunked and
@@ -19,7 +17,7 @@ static const char *const series[2] = {"force", "torque"};
 static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
                            hsize_t rows) {
   hsize_t dims[2] = {rows, 3}, maxdims[2] = {H5S_UNLIMITED, 3},
-          chunk[2] = {WALL_CHUNK, 3};
+          chunk[2] = {DEM_H5W_WALL_CHUNK, 3};
   hid_t space = H5Screate_simple(2, dims, maxdims);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), ds = -1;
   double fill = dem_h5u_energy_fill();

@@ -11,7 +11,11 @@
 #include "io/h5io.h"
 #include "io/xdmf.h"
 
-enum { DEM_H5W_ENERGY_COLUMNS = DEM_H5U_ENERGY_N, DEM_H5W_ENERGY_CHUNK = 1024 };
+enum {
+  DEM_H5W_ENERGY_COLUMNS = DEM_H5U_ENERGY_N,
+  DEM_H5W_ENERGY_CHUNK = 1024,
+  DEM_H5W_WALL_CHUNK = 64 /* rows per chunk of a wall's series: 1.5 kB */
+};
 
 struct dem_h5_writer {
   hid_t file, snapshots;
