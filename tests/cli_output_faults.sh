@@ -153,7 +153,7 @@ else
     expect 1 "restart with $kb KB free" "no room to continue the run"
     unchanged "$disk/r.h5" "$sum" "restart with $kb KB free"
   done
-  for kb in 250 400 700; do
+  for kb in 320 400 700; do
     rm -f "$disk"/r.h5 "$disk"/r.xmf "$disk/fill"
     cp base.h5 "$disk/r.h5"
     fill_to "$disk" $kb

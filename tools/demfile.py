@@ -14,6 +14,7 @@ HDF5 paths (the layout is in docs/output.md). Put tools/ on the path
         bodies = last.bodies()               # {"position": (N, 3), "mass": (N,), ...}
         spheres = last.spheres()             # {"position": (M, 3), "radius": (M,), "body": (M,)}
         energy = run.energy()                # {"time": ..., "total": ..., ...}, rows written
+        walls = run.walls()                  # {"box_zmin": {"time", "force", "torque", ...}, ...}
         print(run.config_text())             # the YAML as run (after --set)
 
 Every group is read by name and returned whole, as a dict of numpy arrays:
@@ -215,6 +216,27 @@ class Run:
         n = int(written[-1]) + 1 if len(written) else 0
         return {k: v[:n] for k, v in cols.items()}
 
+    def walls(self):
+        """The loads on the walls (/walls) as {name: {"time": (n,), "force":
+        (n, 3) in N, "torque": (n, 3) in N m, "torque_point": (3,) in m}},
+        name "box_xmin" ... "box_zmax" for the box's walls and the mesh's
+        name for a mesh: the force the spheres exert on the wall and its
+        torque about torque_point (docs/walls.md), one row per energy row
+        (the same rows as energy(), time its "time"). Rows before a restart
+        of a file from a dem without /walls are NaN. {} when the file has
+        no /walls."""
+        if "walls" not in self.file:
+            return {}
+        time = self.energy().get("time", np.zeros(0))
+        n = len(time)
+        out = {}
+        for name, g in self.file["walls"].items():
+            out[name] = {"time": time,
+                         "force": g["force"][:n],
+                         "torque": g["torque"][:n],
+                         "torque_point": np.asarray(g.attrs["torque_point"])}
+        return out
+
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
@@ -236,6 +258,9 @@ def main(argv=None):
                   f"total {e['total'][0]:.6g} .. {e['total'][-1]:.6g} J")
         else:
             print("energy: no rows")
+        w = run.walls()
+        if w:
+            print(f"walls: {', '.join(w)} (force and torque per energy row)")
         print(f"snapshots: {len(run)}")
         if len(run):
             last = run.snapshot(-1)

@@ -121,6 +121,14 @@ static int extendible(hid_t ds) {
   return ok;
 }
 
+/* Whether a dataset is one of the series appended to, /energy's and
+ * /walls': a killed run may leave a chunk past their end, so their data is
+ * read by dem_h5_read_energy and dem_h5_check_walls, up to the rows a
+ * restart keeps. */
+static int series(const char *name) {
+  return strncmp(name, "energy/", 7) == 0 || strncmp(name, "walls/", 6) == 0;
+}
+
 /* Whether a group's creation properties (its link and group info
  * messages, which h5py reads to open it) can be read. */
 static int group_header_reads(hid_t g) {
@@ -153,9 +161,8 @@ static herr_t note_snapshot(struct walk *w, hid_t g, long index) {
 
 /* Every object (visited with all its information, which walks its chunk
  * index and attribute storage): its attributes read; a dataset's data
- * read, except the
- * energy series (read by dem_h5_read_energy, which knows what a killed
- * run leaves at its end) and older snapshots' data, of which only the
+ * read, except the series (energy and walls: see series()) and older
+ * snapshots' data, of which only the
  * place in the file is checked (restart reads the last one; raw data
  * carries no checksum to check anyway). */
 static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
@@ -186,8 +193,8 @@ static herr_t visit(hid_t file, const char *name, const H5O_info_t *info,
     else if (snap >= 0 && snap != w->last && !inside(obj, w->file_size))
       w->own = why = "has data outside the file or of another size than "
                      "its shape";
-    else if ((snap < 0 || snap == w->last) &&
-             strncmp(name, "energy/", 7) != 0 && read_value(obj, 0) < 0)
+    else if ((snap < 0 || snap == w->last) && !series(name) &&
+             read_value(obj, 0) < 0)
       why = "cannot be read";
   }
   if (obj >= 0)
@@ -333,6 +340,7 @@ dem_status dem_h5w_check_room(struct dem_h5_writer *w,
   unsigned long long need =
       2ull * (info->config_text ? strlen(info->config_text) : 0) + 65536ull +
       (unsigned long long)DEM_H5W_ENERGY_COLUMNS * DEM_H5W_ENERGY_CHUNK * 8 +
+      (unsigned long long)info->n_walls * 2 * DEM_H5W_WALL_CHUNK * 3 * 8 +
       2ull * snapshot;
   int known;
   unsigned long long avail = bytes_free(w, &known);
@@ -340,8 +348,9 @@ dem_status dem_h5w_check_room(struct dem_h5_writer *w,
     return dem_fail(DEM_ERR_IO,
                     "%s: no room to continue the run: %llu bytes free on its "
                     "file system, a restart needs %llu (the run header, a "
-                    "block of energy rows and two snapshots); free some "
-                    "space and restart again (the file was left as it was)",
+                    "block of energy and walls' rows and two snapshots); free "
+                    "some space and restart again (the file was left as it "
+                    "was)",
                     w->path, avail, need);
   return DEM_OK;
 }

@@ -83,13 +83,13 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
   }
   start = w->energy_rows;
   size = start + n;
-  /* A new block of each column (chunks of ENERGY_CHUNK rows) is the one
-   * thing an append allocates. */
+  /* A new block of each column (chunks of ENERGY_CHUNK rows) is what an
+   * append allocates, and its flush writes the metadata of every series
+   * (with walls, their chunk indexes grow): room first, every time. */
   hsize_t blocks = (size + ENERGY_CHUNK - 1) / ENERGY_CHUNK -
                    (start + ENERGY_CHUNK - 1) / ENERGY_CHUNK;
-  if (blocks &&
-      (st = dem_h5w_need_room(
-           w, 32768ull + blocks * ENERGY_COLUMNS * (ENERGY_CHUNK * 8ull + 512),
+  if ((st = dem_h5w_need_room(
+           w, 65536ull + blocks * ENERGY_COLUMNS * (ENERGY_CHUNK * 8ull + 4096),
            "cannot append energy rows"))) {
     free(col);
     free(steps);

@@ -141,12 +141,13 @@ static herr_t write_header(struct dem_h5_writer *w,
       dem_h5u_string_attr(
           w->file, "description",
           "a dem run: /config the configuration as run, /shapes the clump "
-          "templates, /energy the energy series, /snapshots/NNNNNN the "
-          "states (SI units; every dataset has 'unit' and 'description' "
+          "templates, /energy the energy series, /walls the loads on the "
+          "walls, /snapshots/NNNNNN the states (SI units; every dataset has "
+          "'unit' and 'description' "
           "attributes; docs/output.md)") < 0 ||
       write_config(w->file, config) < 0 ||
       dem_h5w_write_shapes(w->file, info->shapes, info->n_shapes) < 0 ||
-      dem_h5w_create_energy(w) < 0)
+      dem_h5w_create_energy(w) < 0 || dem_h5w_create_walls(w, info) < 0)
     return -1;
   {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
@@ -192,6 +193,7 @@ static herr_t writer_free(struct dem_h5_writer *w) {
   for (int c = 0; c < ENERGY_COLUMNS; c++)
     if (w->energy[c] >= 0)
       H5Dclose(w->energy[c]);
+  dem_h5w_close_walls(w);
   if (w->snapshots >= 0)
     H5Gclose(w->snapshots);
   if (w->file >= 0 && (rc = H5Fclose(w->file)) < 0)
@@ -421,7 +423,8 @@ dem_status dem_h5_open_append(const char *path, long last_step,
   }
   if ((st = dem_h5w_load_frames(w)) != DEM_OK ||
       (st = dem_h5w_check_room(w, info)) ||
-      (st = dem_h5w_open_energy(w, last_step)))
+      (st = dem_h5w_open_energy(w, last_step)) ||
+      (st = dem_h5w_open_walls(w, info, w->energy_rows)))
     goto fail;
   if (rewrite_header(w->file, info) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {

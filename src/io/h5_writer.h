@@ -11,7 +11,11 @@
 #include "io/h5io.h"
 #include "io/xdmf.h"
 
-enum { DEM_H5W_ENERGY_COLUMNS = DEM_H5U_ENERGY_N, DEM_H5W_ENERGY_CHUNK = 1024 };
+enum {
+  DEM_H5W_ENERGY_COLUMNS = DEM_H5U_ENERGY_N,
+  DEM_H5W_ENERGY_CHUNK = 1024,
+  DEM_H5W_WALL_CHUNK = 64 /* rows per chunk of a wall's series: 1.5 kB */
+};
 
 struct dem_h5_writer {
   hid_t file, snapshots;
@@ -23,6 +27,8 @@ struct dem_h5_writer {
   struct dem_xdmf_text xdmf;                   /* the sidecar's grids so far */
   const struct dem_xdmf_attribute *xdmf_attrs; /* the run's, not owned */
   size_t n_xdmf;
+  hid_t *walls; /* per wall its force and torque series (2 n_walls) */
+  size_t n_walls;
 };
 
 /* Fails (DEM_ERR_IO) unless the file system of w's file has room for what
@@ -47,6 +53,19 @@ herr_t dem_h5w_create_energy(struct dem_h5_writer *w);
  * a column an older dem did not write) and drops the rows after
  * last_step (io/h5_energy.c). */
 dem_status dem_h5w_open_energy(struct dem_h5_writer *w, long last_step);
+
+/* /walls with a group per wall of info and its empty series, kept open
+ * in w (io/h5_walls.c; nothing without walls). */
+herr_t dem_h5w_create_walls(struct dem_h5_writer *w,
+                            const struct dem_h5_run_info *info);
+
+/* Opens the walls' series of a file to continue, `rows` rows kept
+ * (adding, NaN so far, those an older dem did not write). */
+dem_status dem_h5w_open_walls(struct dem_h5_writer *w,
+                              const struct dem_h5_run_info *info, hsize_t rows);
+
+/* Closes the walls' series and frees their handles. */
+void dem_h5w_close_walls(struct dem_h5_writer *w);
 
 /* Rebuilds the sidecar's frame list from the file's snapshots (to append
  * to a run). */

@@ -36,6 +36,15 @@ struct dem_h5_shape {
   const double *radius;      /* n_spheres */
 };
 
+/* A wall whose load is written as a series, /walls/NAME/force and
+ * /walls/NAME/torque (one row per energy row), the torque about `point`
+ * (the attribute torque_point) as `about` says. */
+struct dem_h5_wall {
+  const char *name;
+  double point[3];
+  const char *about; /* what the point is, for the torque's description */
+};
+
 struct dem_h5_run_info {
   const char *config_text; /* YAML as run, stored in /config */
   const char *scheme;      /* root attribute "scheme" */
@@ -49,6 +58,9 @@ struct dem_h5_run_info {
    * no /shapes). */
   const struct dem_h5_shape *shapes;
   size_t n_shapes;
+  /* The walls whose loads /walls holds (none: no /walls). */
+  const struct dem_h5_wall *walls;
+  size_t n_walls;
 };
 
 /* Creates the file. Fails (DEM_ERR_IO, message naming the path) if it
@@ -131,6 +143,20 @@ static inline double dem_energy_scale(const struct dem_energy_row *a,
  * data never reached the file (they read as fill values). */
 dem_status dem_h5_energy_append(struct dem_h5_writer *w,
                                 const struct dem_energy_row *rows, size_t n);
+
+/* Appends n rows to every wall's /walls/NAME/force and torque (the
+ * run's walls, in order): row i of wall k is rows[(i * n_walls + k) * 6
+ * + c], c 0..2 the force, 3..5 the torque. It does not flush: call it
+ * just before dem_h5_energy_append with the same rows, whose flush
+ * writes both (io/h5_walls.c). */
+dem_status dem_h5_walls_append(struct dem_h5_writer *w, const double *rows,
+                               size_t n);
+
+/* Fails (DEM_ERR_IO, "PATH: /walls/NAME/force ...") unless every dataset
+ * of /walls is an extendible (rows, 3) series of at least `rows` rows
+ * whose first `rows` rows read: what a restart that keeps that many
+ * energy rows continues. */
+dem_status dem_h5_check_walls(const char *path, size_t rows);
 
 /* One dataset of a snapshot, as plain memory (no dependency on the
  * simulation structs; the run describes its arrays from the field

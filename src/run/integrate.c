@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "contact/model.h"
@@ -110,7 +111,10 @@ static long steps_between(double interval, double dt) {
 }
 
 dem_status dem_run_flush_rows(struct dem_run *r) {
-  dem_status st = dem_h5_energy_append(r->h5, r->rows, r->n_rows);
+  /* The walls' rows first: the energy's append flushes both. */
+  dem_status st = dem_h5_walls_append(r->h5, r->wall_rows, r->n_rows);
+  if (!st)
+    st = dem_h5_energy_append(r->h5, r->rows, r->n_rows);
   r->n_rows = 0;
   return st;
 }
@@ -125,6 +129,10 @@ static dem_status observe(struct dem_run *r, int snapshot) {
   r->last_row = row;
   r->have_rows = 1;
   if (r->last_row_step != r->sim.step) {
+    const size_t nw = r->obs.n_walls;
+    if (nw)
+      memcpy(r->wall_rows + r->n_rows * nw * 6,
+             dem_observe_walls(&r->obs, &r->sim), nw * 6 * sizeof(double));
     r->rows[r->n_rows++] = row;
     r->last_row_step = r->sim.step;
   }
@@ -261,6 +269,10 @@ static dem_status check_state(struct dem_run *r) {
  * next step's operators see them. */
 static dem_status insert_due(struct dem_run *r) {
   size_t added = 0;
+  /* Bodies put in rebuild the contact lists, which keep no forces: the
+   * walls' loads at this boundary are taken before. */
+  if (r->obs.n_walls && dem_insert_pending(&r->sim))
+    dem_observe_walls(&r->obs, &r->sim);
   dem_status st = dem_insert_due(&r->sim, r->pipeline->half_step, &added);
   if (!st && added)
     st = dem_observer_fit(&r->obs, &r->sim);

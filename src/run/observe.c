@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "contact/wall_loads.h"
 #include "core/quat.h"
 #include "core/vec3.h"
 #include "sim/contacts.h"
 #include "sim/fields.h"
+#include "sim/mesh_walls.h"
 #include "sim/periodic.h"
 
 static enum dem_h5_type h5_type(enum dem_field_type t) {
@@ -39,7 +41,14 @@ dem_status dem_observer_init(struct dem_observer *o,
   o->xdmf = calloc(o->n_xdmf ? o->n_xdmf : 1, sizeof *o->xdmf);
   o->n_shapes = sim->n_shapes;
   o->shapes = calloc(o->n_shapes ? o->n_shapes : 1, sizeof *o->shapes);
-  if (!o->scratch || !o->body_ids || !o->columns || !o->xdmf || !o->shapes) {
+  size_t nw = dem_wall_load_count(sim);
+  o->n_walls = nw;
+  o->walls_step = -1;
+  o->walls = calloc(nw ? nw : 1, sizeof *o->walls);
+  o->wall_load = calloc(nw ? nw : 1, sizeof *o->wall_load);
+  o->wall_point = calloc(nw ? nw : 1, sizeof *o->wall_point);
+  if (!o->scratch || !o->body_ids || !o->columns || !o->xdmf || !o->shapes ||
+      !o->walls || !o->wall_load || !o->wall_point) {
     dem_observer_free(o);
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   }
@@ -69,6 +78,17 @@ dem_status dem_observer_init(struct dem_observer *o,
     }
     for (int c = 0; c < 4; c++)
       h->principal_axes[c] = p->axes[c];
+  }
+  const size_t n_box = nw - (sim->mw ? sim->mw->n : 0);
+  for (size_t k = 0; k < nw; k++) {
+    struct dem_h5_wall *w = &o->walls[k];
+    w->name = dem_wall_load_name(sim, k);
+    dem_wall_load_point(sim, k, -HUGE_VAL, w->point); /* at rest */
+    w->about = k < n_box
+                   ? "the centre of the wall's face"
+                   : "the mesh's motion centre (motion.center, the origin "
+                     "when not given), moved with its velocity after the "
+                     "motion's start";
   }
   return DEM_OK;
 }
@@ -103,6 +123,9 @@ void dem_observer_free(struct dem_observer *o) {
   free(o->columns);
   free(o->xdmf);
   free(o->shapes);
+  free(o->walls);
+  free(o->wall_load);
+  free(o->wall_point);
   memset(o, 0, sizeof *o);
 }
 
@@ -146,6 +169,14 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
                     w[DEM_DISSIPATION_ROLLING],
       .wall_work = dem_contact_wall_work(sim),
       .inserted = in};
+}
+
+const double *dem_observe_walls(struct dem_observer *o, struct dem_sim *sim) {
+  if (o->n_walls && o->walls_step != sim->step) {
+    dem_contact_wall_loads(sim, o->wall_point, o->wall_load);
+    o->walls_step = sim->step;
+  }
+  return o->wall_load[0];
 }
 
 /* Room for the output rows of the contact lists. */

@@ -21,6 +21,12 @@ struct dem_observer {
   /* The shapes as the output's /shapes stores them (n_shapes rows). */
   struct dem_h5_shape *shapes;
   size_t n_shapes;
+  /* The walls whose loads /walls holds (contact/wall_loads.h), their
+   * loads (n_walls x 6) and torque points at step walls_step. */
+  struct dem_h5_wall *walls;
+  size_t n_walls;
+  double (*wall_load)[6], (*wall_point)[3];
+  long walls_step;
 };
 
 dem_status dem_observer_init(struct dem_observer *o, const struct dem_sim *sim);
@@ -34,6 +40,13 @@ dem_status dem_observer_fit(struct dem_observer *o, const struct dem_sim *sim);
 void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
                         const struct dem_pipeline *p,
                         struct dem_energy_row *row);
+
+/* The walls' loads at the current step boundary (n_walls x 6, force then
+ * torque each; contact/wall_loads.h), from the forces of the last
+ * evaluation: taken once per step, so that a call before something
+ * rebuilds the contact lists at the boundary (insertion) keeps them for
+ * the energy row after. */
+const double *dem_observe_walls(struct dem_observer *o, struct dem_sim *sim);
 
 /* A snapshot of the current state: every written field of the field
  * table (call dem_observe_energy first at this boundary, for the

@@ -298,7 +298,8 @@ static dem_status check_history(const struct dem_run *r) {
   /* Every snapshot was written with the energy row of its step: rows that
    * do not read (the reader takes them for what a killed run left) must
    * not be dropped as such. */
-  for (size_t i = 0, k = 0; !st && i < c.n_snapshots; i++) {
+  size_t k = 0;
+  for (size_t i = 0; !st && i < c.n_snapshots; i++) {
     while (k < e.n && e.step[k] < c.step[i])
       k++;
     if (k == e.n || e.step[k] != c.step[i])
@@ -308,6 +309,11 @@ static dem_status check_history(const struct dem_run *r) {
                     "%06zu",
                     path, e.n, c.step[i], i);
   }
+  /* The walls' series have the rows the restart keeps, up to the last
+   * snapshot's (written with them). */
+  if (!st && c.n_snapshots && (st = dem_h5_check_walls(path, k + 1)))
+    st = dem_refail(DEM_ERR_USAGE, "--restart: the file is damaged: %s",
+                    dem_error_current()->message);
   dem_h5_file_check_free(&c);
   dem_energy_series_free(&e);
   return st;

@@ -26,6 +26,7 @@ struct dem_run {
   int lock_fd;     /* the output's lock (dem_run_lock_output), or -1 */
   char *lock_path; /* its path */
   struct dem_energy_row rows[512];
+  double *wall_rows; /* each row's walls' loads (obs.n_walls x 6 per row) */
   size_t n_rows;
   long last_snapshot_step;
   long last_row_step; /* step of the last energy row recorded */

@@ -26,7 +26,9 @@ static dem_status open_output(struct dem_run *r, char **text) {
                                  .xdmf = r->obs.xdmf,
                                  .n_xdmf = r->obs.n_xdmf,
                                  .shapes = r->obs.shapes,
-                                 .n_shapes = r->obs.n_shapes};
+                                 .n_shapes = r->obs.n_shapes,
+                                 .walls = r->obs.walls,
+                                 .n_walls = r->obs.n_walls};
   if (r->opt->restart) {
     r->last_snapshot_step = r->last_row_step = sim->step;
     return dem_h5_open_append(r->output, sim->step, &info, &r->h5);
@@ -69,8 +71,15 @@ static dem_status run_config(struct dem_run *r) {
   sigaction(SIGINT, &sa, &r->old_int);
   sigaction(SIGTERM, &sa, &r->old_term);
   r->handlers = 1;
-  if ((st = dem_observer_init(&r->obs, &r->sim)) ||
-      (st = open_output(r, &text)) || (!opt->restart && (st = start(r))))
+  if ((st = dem_observer_init(&r->obs, &r->sim)))
+    goto done;
+  if (r->obs.n_walls &&
+      !(r->wall_rows = malloc(sizeof r->rows / sizeof r->rows[0] *
+                              r->obs.n_walls * 6 * sizeof *r->wall_rows))) {
+    st = dem_fail(DEM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if ((st = open_output(r, &text)) || (!opt->restart && (st = start(r))))
     goto done;
   st = dem_run_integrate(r, opt->restart != NULL);
   if (r->n_rows && st != DEM_ERR_NUMERIC)
@@ -131,6 +140,7 @@ dem_status dem_run(const struct dem_run_options *opt) {
   }
   dem_run_unlock_output(&r); /* after the close: the file is complete */
   dem_observer_free(&r.obs);
+  free(r.wall_rows);
   dem_pipeline_free(r.pipeline);
   dem_sim_release(&r.sim);
   free(r.output);

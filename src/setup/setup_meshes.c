@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/wall_loads.h"
 #include "core/quat.h"
 #include "geometry/stl.h"
 #include "setup/setup.h"
@@ -122,10 +123,15 @@ static dem_status read_mesh(const struct dem_config *cfg,
                                     &m->material)) ||
       (st = read_motion(mesh, &m->motion)))
     return st;
-  if (!name[0] || strcmp(name, "box") == 0 || strchr(name, '/'))
+  /* The name is the mesh's group in /walls, beside the box's walls. */
+  int box_wall = 0;
+  for (int k = 0; k < DEM_N_WALLS; k++)
+    box_wall |= strcmp(name, dem_box_wall_names[k]) == 0;
+  if (!name[0] || strcmp(name, "box") == 0 || box_wall || strchr(name, '/'))
     return dem_cfg_error(dem_node_get(mesh, "name"),
-                         "key 'name': '%s' cannot name a mesh (empty, 'box' "
-                         "or with a '/')",
+                         "key 'name': '%s' cannot name a mesh (empty, 'box', "
+                         "a box wall's 'box_xmin' ... 'box_zmax', or with a "
+                         "'/')",
                          name);
   if ((st = read_triangles(cfg, mesh, &tri, &n))) {
     free(tri);

@@ -321,6 +321,14 @@ static int place_one(struct dem_sim *sim, const struct dem_insert_spec *e,
   return 0;
 }
 
+int dem_insert_pending(const struct dem_sim *sim) {
+  const struct dem_inserter *ins = sim->insert;
+  for (size_t ei = 0; ins && ei < ins->n; ei++)
+    if (dem_insert_count_due(&ins->spec[ei], sim->t) > ins->spec[ei].done)
+      return 1;
+  return 0;
+}
+
 dem_status dem_insert_due(struct dem_sim *sim, int half_step, size_t *added) {
   struct dem_inserter *ins = sim->insert;
   *added = 0;

@@ -70,6 +70,10 @@ dem_status dem_insert_append(struct dem_sim *sim, size_t n, const int *shape,
  * (the neighbour lists are rebuilt when > 0). */
 dem_status dem_insert_due(struct dem_sim *sim, int half_step, size_t *added);
 
+/* Whether some bodies are due at the current time (dem_insert_due would
+ * try to put them in). */
+int dem_insert_pending(const struct dem_sim *sim);
+
 /* After a restart at time t: the bodies due by t count as done. */
 void dem_insert_resume(struct dem_sim *sim);
 
