@@ -11,6 +11,7 @@
 #include "core/vec3.h"
 #include "sim/contacts.h"
 #include "sim/fields.h"
+#include "sim/near.h"
 #include "sim/periodic.h"
 
 static enum dem_h5_type h5_type(enum dem_field_type t) {
@@ -188,6 +189,7 @@ dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
   dem_status st = reserve_rows(o, sim);
   if (st)
     return st;
+  dem_near_place_all(sim); /* far bodies' spheres too (sim/near.h) */
   fill_snapshot_fields(sim);
   dem_periodic_unwrap(sim);
   dem_contacts_rows(sim, DEM_ITEM_PAIRS, o->pair_rows);

@@ -12,6 +12,7 @@
 #include "sim/contacts.h"
 #include "sim/grid.h"
 #include "sim/mesh_walls.h"
+#include "sim/near.h"
 #include "sim/periodic.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
@@ -52,8 +53,16 @@ int dem_neighbors_stale(struct dem_sim *sim) {
   }
   if (sim->nb.moved2_known) { /* measured by update_spheres */
     sim->nb.moved2_known = 0;
-    return !(dem_agree_max(sim->nb.moved2) <= limit);
+    if (!(dem_agree_max(sim->nb.moved2) <= limit))
+      return 1;
+    /* The far bodies it did not place: their bound decides when it can,
+     * else their exact displacement, so that the lists are rebuilt at
+     * the same steps as when every sphere is placed. */
+    if (dem_agree_max(sim->nb.far_bound2) <= limit)
+      return 0;
+    return !(dem_agree_max(dem_near_moved2(sim)) <= limit);
   }
+  dem_near_place_all(sim);
   const double(*x)[3] = (const double(*)[3])s->x;
   const double(*x0)[3] = (const double(*)[3])s->x_build;
   long n = (long)s->n;
@@ -136,6 +145,7 @@ void dem_neighbors_release(struct dem_neighbors *nb) {
   free(nb->start), free(nb->list), free(nb->active);
   nb->start = NULL, nb->list = NULL, nb->active = NULL;
   nb->capacity = nb->n_active = 0;
+  dem_near_release(nb);
   if (!w)
     return;
   free(w->cell_of), free(w->order), free(w->pos), free(w->candidate);
@@ -501,6 +511,7 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
     return DEM_OK;
   if ((st = work_reserve(nb, n, sim->b.n)))
     return st;
+  dem_near_place_all(sim);
   dem_mesh_walls_place(sim, sim->t_eval);
   struct dem_nb_work *w = nb->work;
   for (int t = 0; t < w->n_tb; t++)
@@ -580,5 +591,5 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   nb->n_candidates = n_search;
   nb->moved2_known = 0;
   nb->builds++;
-  return DEM_OK;
+  return dem_near_update(sim);
 }
