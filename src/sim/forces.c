@@ -49,22 +49,30 @@ gather_body(struct dem_bodies *b, struct dem_spheres *s, long bi,
   v3_add(b->torque[bi], b->torque[bi], t);
 }
 
-void dem_forces_gather(struct dem_sim *sim) {
+/* Every body's sum; `act` and `torques` are constants in each call, so
+ * that each of the four loops is compiled without their tests. */
+static inline __attribute__((always_inline)) void
+gather_all(struct dem_sim *sim, const size_t *act, const int torques) {
   struct dem_bodies *b = &sim->b;
   struct dem_spheres *s = &sim->s;
   const double *g = sim->gravity;
-  const struct dem_near *nr = dem_near_on(sim);
-  const size_t *act = nr ? nr->act : NULL;
   const int *active = sim->nb.active;
   long n = (long)b->n;
-  if (sim->pairs.has_torque) {
-    DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-                    for (long bi = 0; bi < n; bi++)
-                        gather_body(b, s, bi, g, act, active, 1););
-  } else {
-    DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-                    for (long bi = 0; bi < n; bi++)
-                        gather_body(b, s, bi, g, act, active, 0););
-  }
-  s->forces_dirty = 0;
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long bi = 0; bi < n; bi++)
+                      gather_body(b, s, bi, g, act, active, torques););
+}
+
+void dem_forces_gather(struct dem_sim *sim) {
+  const struct dem_near *nr = dem_near_on(sim);
+  const int torques = sim->pairs.has_torque;
+  if (nr && torques)
+    gather_all(sim, nr->act, 1);
+  else if (nr)
+    gather_all(sim, nr->act, 0);
+  else if (torques)
+    gather_all(sim, NULL, 1);
+  else
+    gather_all(sim, NULL, 0);
+  sim->s.forces_dirty = 0;
 }

@@ -203,6 +203,26 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
 /* ---- broad phase ----------------------------------------------------------
  */
 
+/* Whether no sphere of body k (bounding radius R) can be within r + skin
+ * of a wall: its centre is farther than ||M(q)|| R + skin from every one.
+ * A sphere sits at x_k + M(q) p with |p| + r <= R, and q_rotate's matrix
+ * is M(q) = s^2 R_q + (1 - s^2) I for |q| = s (SPIRAL does not
+ * normalise), so ||M(q)|| <= s^2 + |1 - s^2|; plus rounding. The walls'
+ * calls for each sphere are saved for the bodies in the open. */
+static int body_clear_of_walls(const struct dem_sim *sim, long k, double R) {
+  const struct dem_walls *wl = &sim->walls;
+  const double *x = sim->b.x[k], *q = sim->b.q[k];
+  double s2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  double ext = R * (s2 + fabs(1 - s2)) * (1 + 1e-12) +
+               1e-12 * (fabs(x[0]) + fabs(x[1]) + fabs(x[2]) + R) +
+               sim->nb.skin;
+  for (int a = 0; a < 3; a++)
+    if (!(wl->periodic >> a & 1u) &&
+        !(x[a] - wl->lo[a] > ext && wl->hi[a] - x[a] > ext))
+      return 0;
+  return 1;
+}
+
 /* candidate[i] = 1 for the spheres within r_i + skin of a wall or of
  * another body's bounding sphere: only they can have a listed pair. (If
  * spheres i of b and j of c are within r_i + r_j + skin, then
@@ -241,11 +261,12 @@ static dem_status broad_phase(struct dem_sim *sim) {
       nbod > DEM_PARALLEL_MIN / 8, omp parallel for schedule(static),
       for (long k = 0; k < nbod; k++) {
     const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
+    int clear = !wl->enabled || body_clear_of_walls(sim, k, R[k]);
     for (size_t m = m0; m < m1; m++) {
       size_t i = m;
       int walls[DEM_N_WALLS];
-      cand[i] = wl->enabled &&
-                dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
+      cand[i] =
+          !clear && dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
     }
     size_t c[3];
     dem_grid_coords(g, b->x[k], c);
@@ -547,8 +568,12 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
         nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
         for (long i = 0; i < nn; i++) {
       size_t c[3];
+      if (use && !use[i]) { /* not searched: the last bucket */
+        w->cell_of[i] = g->n_cells;
+        continue;
+      }
       dem_grid_coords(g, s->x[i], c);
-      w->cell_of[i] = use && !use[i] ? g->n_cells : dem_grid_index(g, c);
+      w->cell_of[i] = dem_grid_index(g, c);
         });
   }
   dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
