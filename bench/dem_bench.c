@@ -88,6 +88,7 @@ int main(int argc, char **argv) {
   long builds0 = sim.nb.builds;
   for (size_t k = 0; k < p->n_ops; k++)
     p->ops[k].seconds = 0, p->ops[k].calls = 0;
+  p->timing = 1;
   double t1 = omp_get_wtime();
   for (long i = 0; i < steps; i++)
     if (dem_pipeline_step(p, &sim))

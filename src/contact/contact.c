@@ -2,6 +2,8 @@
  * contacts' elastic energy. */
 #include "contact/contact.h"
 
+#include <string.h>
+
 #include "contact/loop.h"
 
 /* Each active sphere sums its contacts' forces: the pairs through its
@@ -61,10 +63,16 @@ double dem_contact_elastic_energy(const struct dem_sim *sim, double *scratch) {
   if (!sim->nb.start)
     return 0.0;
   /* Per owner: its pairs in ascending partner id, then its walls, so
-   * the total depends on neither the thread count nor the order. */
+   * the total depends on neither the thread count nor the order. Only
+   * the active spheres (with a pair or a wall contact) own any: the
+   * others' +0 is set once. */
+  const int *active = sim->nb.active;
+  const long na = (long)sim->nb.n_active;
+  memset(scratch, 0, (size_t)n * sizeof *scratch);
   DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long i = 0; i < n; i++) {
+      na > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long a = 0; a < na; a++) {
+    const long i = active[a];
     double pairs = 0.0, walls = 0.0;
     struct dem_pair g;
     for (size_t k = c->start[i]; k < c->start[i + 1]; k++)

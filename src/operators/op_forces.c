@@ -5,22 +5,32 @@
 #include "operators/op_common.h"
 #include "sim/body_order.h"
 #include "sim/forces.h"
+#include "sim/near.h"
 #include "sim/neighbors.h"
 #include "sim/periodic.h"
 
+/* Sphere i's force and torque zeroed. */
+static inline void clear_sphere(struct dem_spheres *s, size_t i) {
+  s->force[i][0] = s->force[i][1] = s->force[i][2] = 0.0;
+  if (s->torque) /* laws that make torques */
+    s->torque[i][0] = s->torque[i][1] = s->torque[i][2] = 0.0;
+}
+
 static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
   /* Sphere forces are zero already when gather_forces moved them onto the
-   * bodies: a pass over every sphere saved. */
-  long ns = sim->s.forces_dirty ? (long)sim->s.n : 0, nb = (long)sim->b.n;
-  sim->s.forces_dirty = 0;
+   * bodies: a pass over every sphere saved. With the near path
+   * (sim/near.h) only the active spheres can have any. */
+  const int near = dem_near_on(sim) != NULL;
+  struct dem_spheres *s = &sim->s;
+  const int *active = sim->nb.active;
+  long ns = s->forces_dirty ? (long)(near ? sim->nb.n_active : s->n) : 0;
+  long nb = (long)sim->b.n;
+  s->forces_dirty = 0;
   /* In parallel: a serial memset was 5 % of a step that two threads
    * otherwise split. */
   DEM_PARALLEL_IF(ns + nb > DEM_PARALLEL_MIN, omp parallel, {
-    _Pragma("omp for schedule(static) nowait") for (long i = 0; i < ns; i++) {
-      sim->s.force[i][0] = sim->s.force[i][1] = sim->s.force[i][2] = 0.0;
-      if (sim->s.torque) /* laws that make torques */
-        sim->s.torque[i][0] = sim->s.torque[i][1] = sim->s.torque[i][2] = 0.0;
-    }
+    _Pragma("omp for schedule(static) nowait") for (long i = 0; i < ns; i++)
+        clear_sphere(s, near ? (size_t)active[i] : (size_t)i);
     _Pragma("omp for schedule(static)") for (long i = 0; i < nb; i++) {
       sim->b.force[i][0] = sim->b.force[i][1] = sim->b.force[i][2] = 0.0;
       sim->b.torque[i][0] = sim->b.torque[i][1] = sim->b.torque[i][2] = 0.0;
@@ -57,7 +67,8 @@ static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {
   dem_status st;
   if (!dem_neighbors_stale(sim))
     return DEM_OK;
-  dem_periodic_wrap(sim); /* bodies back into the box: only here */
+  dem_near_place_all(sim); /* the build reads every sphere */
+  dem_periodic_wrap(sim);  /* bodies back into the box: only here */
   if (dem_body_order_due(sim) && (st = dem_body_order_sort(sim)))
     return st;
   return dem_neighbors_build(sim);

@@ -12,6 +12,7 @@
 #include "sim/agree.h"
 #include "sim/insert.h"
 #include "sim/mesh_walls.h"
+#include "sim/near.h"
 
 volatile sig_atomic_t dem_run_stop_signal;
 
@@ -247,6 +248,7 @@ static dem_status check_state(struct dem_run *r) {
                     sim->step, sim->t, id, sim->shapes[b->shape[i]].name, what);
   }
   int wall = 0;
+  dem_near_place_all(&r->sim); /* far bodies' spheres too (sim/near.h) */
   long k = find_tunnelled(sim, &wall);
   if (k < 0)
     return DEM_OK;

@@ -13,6 +13,7 @@
 #include "sim/contacts.h"
 #include "sim/fields.h"
 #include "sim/mesh_walls.h"
+#include "sim/near.h"
 #include "sim/periodic.h"
 
 static enum dem_h5_type h5_type(enum dem_field_type t) {
@@ -201,6 +202,7 @@ dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
   dem_status st = reserve_rows(o, sim);
   if (st)
     return st;
+  dem_near_place_all(sim); /* far bodies' spheres too (sim/near.h) */
   dem_periodic_unwrap(sim);
   dem_contacts_rows(sim, DEM_ITEM_PAIRS, o->pair_rows);
   dem_contacts_rows(sim, DEM_ITEM_WALL_CONTACTS, o->wall_rows);

@@ -14,6 +14,7 @@
 #include "sim/contacts.h"
 #include "sim/fields.h"
 #include "sim/insert.h"
+#include "sim/near.h"
 #include "sim/neighbors.h"
 
 static enum dem_h5_type h5_type(enum dem_field_type t) {
@@ -212,6 +213,9 @@ static dem_status rebuild_lists(struct dem_sim *sim) {
   dem_status st = dem_neighbors_build(sim);
   memcpy(sim->b.x, x, nb * sizeof *x);
   free(x);
+  /* The build's positions were the file's, not placed from the bodies'
+   * orientations: no far body's bound holds until the next build. */
+  dem_near_forget(sim);
   if (!st)
     dem_sim_update_spheres(sim);
   return st;

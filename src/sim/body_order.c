@@ -8,6 +8,7 @@
 #include "sim/contacts.h"
 #include "sim/fields.h"
 #include "sim/grid.h"
+#include "sim/near.h"
 
 struct dem_order_work {
   size_t n_bodies, n_spheres; /* what the arrays below hold */
@@ -78,6 +79,7 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
   dem_status st;
   if (nb < 2)
     return DEM_OK;
+  dem_near_forget(sim); /* the near flags follow the old numbering */
   if ((st = reserve(sim, &sim->nb, nb, ns)))
     return st;
   struct dem_order_work *w = sim->nb.order_work;

@@ -11,6 +11,7 @@
 #include "core/vec3.h"
 #include "sim/fields.h"
 #include "sim/mesh_walls.h"
+#include "sim/near.h"
 #include "sim/neighbors.h"
 
 static double normal_draw(struct dem_rng *rng) {
@@ -339,6 +340,7 @@ dem_status dem_insert_due(struct dem_sim *sim, int half_step, size_t *added) {
     long due = dem_insert_count_due(e, sim->t);
     if (due <= e->done)
       continue;
+    dem_near_place_all(sim); /* the overlap checks read every sphere */
     size_t n_try = (size_t)(due - e->done), most = 0;
     for (size_t k = 0; k < e->n_shapes; k++)
       if (sim->shapes[e->shape[k]].n_spheres > most)

@@ -12,6 +12,7 @@
 #include "sim/contacts.h"
 #include "sim/grid.h"
 #include "sim/mesh_walls.h"
+#include "sim/near.h"
 #include "sim/periodic.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
@@ -52,8 +53,16 @@ int dem_neighbors_stale(struct dem_sim *sim) {
   }
   if (sim->nb.moved2_known) { /* measured by update_spheres */
     sim->nb.moved2_known = 0;
-    return !(dem_agree_max(sim->nb.moved2) <= limit);
+    if (!(dem_agree_max(sim->nb.moved2) <= limit))
+      return 1;
+    /* The far bodies it did not place: their bound decides when it can,
+     * else their exact displacement, so that the lists are rebuilt at
+     * the same steps as when every sphere is placed. */
+    if (dem_agree_max(sim->nb.far_bound2) <= limit)
+      return 0;
+    return !(dem_agree_max(dem_near_moved2(sim)) <= limit);
   }
+  dem_near_place_all(sim);
   const double(*x)[3] = (const double(*)[3])s->x;
   const double(*x0)[3] = (const double(*)[3])s->x_build;
   long n = (long)s->n;
@@ -136,6 +145,7 @@ void dem_neighbors_release(struct dem_neighbors *nb) {
   free(nb->start), free(nb->list), free(nb->active);
   nb->start = NULL, nb->list = NULL, nb->active = NULL;
   nb->capacity = nb->n_active = 0;
+  dem_near_release(nb);
   if (!w)
     return;
   free(w->cell_of), free(w->order), free(w->pos), free(w->candidate);
@@ -193,6 +203,26 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
 /* ---- broad phase ----------------------------------------------------------
  */
 
+/* Whether no sphere of body k (bounding radius R) can be within r + skin
+ * of a wall: its centre is farther than ||M(q)|| R + skin from every one.
+ * A sphere sits at x_k + M(q) p with |p| + r <= R, and q_rotate's matrix
+ * is M(q) = s^2 R_q + (1 - s^2) I for |q| = s (SPIRAL does not
+ * normalise), so ||M(q)|| <= s^2 + |1 - s^2|; plus rounding. The walls'
+ * calls for each sphere are saved for the bodies in the open. */
+static int body_clear_of_walls(const struct dem_sim *sim, long k, double R) {
+  const struct dem_walls *wl = &sim->walls;
+  const double *x = sim->b.x[k], *q = sim->b.q[k];
+  double s2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  double ext = R * (s2 + fabs(1 - s2)) * (1 + 1e-12) +
+               1e-12 * (fabs(x[0]) + fabs(x[1]) + fabs(x[2]) + R) +
+               sim->nb.skin;
+  for (int a = 0; a < 3; a++)
+    if (!(wl->periodic >> a & 1u) &&
+        !(x[a] - wl->lo[a] > ext && wl->hi[a] - x[a] > ext))
+      return 0;
+  return 1;
+}
+
 /* candidate[i] = 1 for the spheres within r_i + skin of a wall or of
  * another body's bounding sphere: only they can have a listed pair. (If
  * spheres i of b and j of c are within r_i + r_j + skin, then
@@ -231,11 +261,12 @@ static dem_status broad_phase(struct dem_sim *sim) {
       nbod > DEM_PARALLEL_MIN / 8, omp parallel for schedule(static),
       for (long k = 0; k < nbod; k++) {
     const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
+    int clear = !wl->enabled || body_clear_of_walls(sim, k, R[k]);
     for (size_t m = m0; m < m1; m++) {
       size_t i = m;
       int walls[DEM_N_WALLS];
-      cand[i] = wl->enabled &&
-                dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
+      cand[i] =
+          !clear && dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
     }
     size_t c[3];
     dem_grid_coords(g, b->x[k], c);
@@ -501,6 +532,7 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
     return DEM_OK;
   if ((st = work_reserve(nb, n, sim->b.n)))
     return st;
+  dem_near_place_all(sim);
   dem_mesh_walls_place(sim, sim->t_eval);
   struct dem_nb_work *w = nb->work;
   for (int t = 0; t < w->n_tb; t++)
@@ -536,8 +568,12 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
         nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
         for (long i = 0; i < nn; i++) {
       size_t c[3];
+      if (use && !use[i]) { /* not searched: the last bucket */
+        w->cell_of[i] = g->n_cells;
+        continue;
+      }
       dem_grid_coords(g, s->x[i], c);
-      w->cell_of[i] = use && !use[i] ? g->n_cells : dem_grid_index(g, c);
+      w->cell_of[i] = dem_grid_index(g, c);
         });
   }
   dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
@@ -580,5 +616,5 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   nb->n_candidates = n_search;
   nb->moved2_known = 0;
   nb->builds++;
-  return DEM_OK;
+  return dem_near_update(sim);
 }

@@ -10,6 +10,7 @@
 #include "sim/fields.h"
 #include "sim/insert.h"
 #include "sim/mesh_walls.h"
+#include "sim/near.h"
 #include "sim/neighbors.h"
 
 /* The per-sphere owner ranges of a contact list (the rest of its
@@ -103,17 +104,16 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
     lo[k] = open ? -HUGE_VAL : wl->lo[k];
     hi[k] = open ? HUGE_VAL : wl->hi[k];
   }
+  if (dem_near_on(sim)) {
+    dem_near_update_spheres(sim, lo, hi);
+    return;
+  }
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN,
       omp parallel for schedule(static) reduction(max : worst)
           reduction(| : escaped),
       for (long i = 0; i < n; i++) {
-    int bi = s->body[i];
-    double d[3], m[3];
-    q_rotate(d, b->q[bi], s->offset[i]);
-    v3_add(s->x[i], b->x[bi], d);
-    v3_sub(m, s->x[i], s->x_build[i]);
-    double d2 = v3_dot(m, m);
+    double d2 = dem_place_sphere(s, b, (size_t)i, (size_t)s->body[i]);
     worst = d2 > worst ? d2 : worst;
     if (wl->enabled)
       for (int k = 0; k < 3; k++)
@@ -123,6 +123,7 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
   /* The displacement since the last build and the wall check, while the
    * positions are in cache (see dem_neighbors_stale and the runner). */
   sim->nb.moved2 = worst;
+  sim->nb.far_bound2 = 0.0;
   sim->nb.moved2_known = 1;
   s->escaped = escaped;
   s->escape_known = 1;

@@ -154,6 +154,7 @@ enum dem_broad_phase {
 enum dem_sort_bodies { DEM_SORT_AUTO = 0, DEM_SORT_ON = 1, DEM_SORT_OFF = 2 };
 struct dem_nb_work;
 struct dem_order_work;
+struct dem_near;
 struct dem_neighbors {
   double skin;
   int broad_phase; /* enum dem_broad_phase: bodies' bounding spheres first */
@@ -165,8 +166,13 @@ struct dem_neighbors {
    * moved2_known): the neighbour update then needs no pass of its own. */
   double moved2;
   int moved2_known;
-  size_t *start; /* n_spheres + 1 */
-  int *list;     /* pair codes (see above) */
+  /* With the near path (sim/near.h), the spheres of far bodies that
+   * update_spheres did not place are not in moved2: this bounds their
+   * squared displacement instead (0: none was skipped). */
+  double far_bound2;
+  struct dem_near *near; /* which bodies are near, private (sim/near.c) */
+  size_t *start;         /* n_spheres + 1 */
+  int *list;             /* pair codes (see above) */
   size_t capacity;
   int *active;
   size_t n_active;
@@ -268,7 +274,11 @@ static inline void dem_body_rot_store(struct dem_bodies *b, size_t i,
     b->rot_aux[i * DEM_ROT_AUX + k] = s->aux[k];
 }
 
-/* Sphere positions from body positions and orientations. */
+/* Sphere positions from body positions and orientations: every sphere,
+ * or with the near path (sim/near.h) those of the bodies that have a
+ * contact, and of the others only when a bound cannot show that they
+ * stayed within skin/2 of where the last build saw them. Whoever reads
+ * every sphere's position calls dem_near_place_all first. */
 void dem_sim_update_spheres(struct dem_sim *sim);
 
 #endif

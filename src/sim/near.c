@@ -1,0 +1,230 @@
+/* Work only where contacts can happen: the active spheres placed each
+ * step, the rest of a body when the bound on its motion fails. */
+#include "sim/near.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Allowance for rounding, relative to the sizes involved: the placements
+ * and this bound round at about 1e-16 of them. */
+#define ROUNDING 1e-12
+
+static double norm2_q(const double q[4]) {
+  return q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+}
+
+/* Body k's anchor at its pose now, where its spheres have moved by at
+ * most sqrt(moved2) since the build. */
+static void anchor(struct dem_near *nr, const struct dem_bodies *b, size_t k,
+                   double moved2) {
+  const double *x = b->x[k], *q = b->q[k];
+  v3_copy(nr->x_at[k], x);
+  q_copy(nr->q_at[k], q);
+  nr->moved[k] = sqrt(moved2);
+  nr->slack[k] = ROUNDING * (fabs(x[0]) + fabs(x[1]) + fabs(x[2]) +
+                             nr->reach[k] * norm2_q(q));
+}
+
+/* An upper bound on the squared displacement of body k's spheres since
+ * the build. q_rotate is r = M(q) v with
+ *   M(q) = (1 - 2|u|^2) I + 2 u u^T + 2 w [u]x = s^2 R + (1 - s^2) I
+ * for any q = s q^ (|q^| = 1, R its rotation; SPIRAL does not normalise,
+ * so s drifts from 1). A sphere at p (|p| <= reach) was at x_a + M(q_a) p
+ * at the anchor, within `moved` of where the build saw it, and is now at
+ * x + M(q) p: it has moved by at most
+ *   moved + |x - x_a| + ||M(q) - M(q_a)|| reach.
+ * M(q) - M(q_a) = s^2 (R - R_a) + (s^2 - s_a^2)(R_a - I), and R - R_a
+ * turns by the angle t of d = q_a* q, so ||R - R_a|| = 2 sin(t/2) =
+ * 2 |d_v| / |d| with |d| = s s_a (d's vector part: no cancellation as in
+ * 1 - cos): ||M(q) - M(q_a)|| <= 2 (s / s_a) |d_v| + 2 |s^2 - s_a^2|. For
+ * a unit quaternion and a sphere at `reach` normal to the axis this is
+ * exact, so a body is rarely placed whole before the build it triggers;
+ * plus rounding. */
+static double bound2(const struct dem_near *nr, const struct dem_bodies *b,
+                     size_t k) {
+  const double *x = b->x[k], *q = b->q[k], *qa = nr->q_at[k];
+  double c[4], d[4], dx[3];
+  q_conj(c, qa);
+  q_mul(d, c, q);
+  const double s2 = norm2_q(q), sa2 = norm2_q(qa), R = nr->reach[k];
+  const double dv = sqrt(d[1] * d[1] + d[2] * d[2] + d[3] * d[3]);
+  const double turn = 2 * sqrt(s2 / sa2) * dv + 2 * fabs(s2 - sa2);
+  v3_sub(dx, x, nr->x_at[k]);
+  double round =
+      nr->slack[k] + ROUNDING * (fabs(x[0]) + fabs(x[1]) + fabs(x[2]) + R * s2);
+  double bound =
+      (nr->moved[k] + sqrt(v3_dot(dx, dx)) + turn * R + round) * (1 + ROUNDING);
+  return bound * bound;
+}
+
+/* Places sphere i of body k: its squared displacement into *worst, and
+ * whether it lies entirely beyond a wall into *escaped. */
+static inline void place(struct dem_spheres *s, const struct dem_bodies *b,
+                         size_t i, size_t k, int walls, const double lo[3],
+                         const double hi[3], double *worst, int *escaped) {
+  double d2 = dem_place_sphere(s, b, i, k);
+  *worst = d2 > *worst ? d2 : *worst;
+  if (walls)
+    for (int a = 0; a < 3; a++)
+      *escaped |= s->x[i][a] < lo[a] - s->radius[i] ||
+                  s->x[i][a] > hi[a] + s->radius[i];
+}
+
+static dem_status reserve(struct dem_near **p, size_t n) {
+  if (!*p && !(*p = calloc(1, sizeof **p)))
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for near bodies");
+  struct dem_near *nr = *p;
+  if (nr->cap >= n)
+    return DEM_OK;
+  free(nr->act), free(nr->x_at), free(nr->q_at), free(nr->moved);
+  free(nr->reach), free(nr->slack);
+  nr->act = malloc((n + 1) * sizeof *nr->act);
+  nr->x_at = malloc(n * sizeof *nr->x_at);
+  nr->q_at = malloc(n * sizeof *nr->q_at);
+  nr->moved = malloc(n * sizeof *nr->moved);
+  nr->reach = malloc(n * sizeof *nr->reach);
+  nr->slack = malloc(n * sizeof *nr->slack);
+  nr->cap = n;
+  if (!nr->act || !nr->x_at || !nr->q_at || !nr->moved || !nr->reach ||
+      !nr->slack) {
+    nr->cap = 0;
+    return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu near bodies", n);
+  }
+  return DEM_OK;
+}
+
+/* max |offset| of body k's spheres, from its shape's template: offsets
+ * are the template's times the scale, rounded. */
+static double reach_of(const struct dem_sim *sim, size_t k) {
+  const struct dem_shape *sh = &sim->shapes[sim->b.shape[k]];
+  double r = 0;
+  for (size_t i = 0; i < sh->n_spheres; i++) {
+    double o = v3_norm(sh->offset[i]);
+    r = o > r ? o : r;
+  }
+  return r * sim->b.scale[k] * (1 + ROUNDING);
+}
+
+dem_status dem_near_update(struct dem_sim *sim) {
+  const struct dem_bodies *b = &sim->b;
+  const struct dem_spheres *s = &sim->s;
+  struct dem_neighbors *nb = &sim->nb;
+  const size_t n = b->n;
+  if (nb->near)
+    nb->near->n_bodies = 0, nb->near->stale = 0;
+  if (n == 0 || s->forces_dirty ||
+      4 * (nb->n_active + DEM_NEAR_BODY_COST * n) > 3 * s->n)
+    return DEM_OK;
+  dem_status st = reserve(&nb->near, n);
+  if (st)
+    return st;
+  struct dem_near *nr = nb->near;
+  /* The active list ascends and each body's spheres are contiguous. */
+  size_t a = 0;
+  for (size_t k = 0; k < n; k++) {
+    nr->act[k] = a;
+    while (a < nb->n_active && (size_t)s->body[nb->active[a]] == k)
+      a++;
+    nr->reach[k] = reach_of(sim, k);
+    anchor(nr, b, k, 0.0);
+  }
+  nr->act[n] = a;
+  nr->n_bodies = n;
+  return DEM_OK;
+}
+
+/* Spheres left unplaced cannot lie beyond a wall: at the build each was
+ * more than r + skin inside every wall (else it would have a wall contact
+ * and be active), and it has moved less than skin/2 since. */
+void dem_near_update_spheres(struct dem_sim *sim, const double lo[3],
+                             const double hi[3]) {
+  struct dem_spheres *s = &sim->s;
+  const struct dem_bodies *b = &sim->b;
+  struct dem_near *nr = sim->nb.near;
+  const size_t *act = nr->act;
+  const int *active = sim->nb.active;
+  const int walls = sim->walls.enabled;
+  const double limit = 0.25 * sim->nb.skin * sim->nb.skin;
+  long n = (long)b->n;
+  double worst = 0.0, bound = 0.0;
+  int escaped = 0, skipped = 0;
+  DEM_PARALLEL_IF(
+      sim->nb.n_active + DEM_NEAR_BODY_COST * b->n > DEM_PARALLEL_MIN,
+      omp parallel for schedule(static) reduction(max : worst, bound)
+          reduction(| : escaped, skipped),
+      for (long k = 0; k < n; k++) {
+    const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
+    double b2 = bound2(nr, b, (size_t)k);
+    if (b2 <= limit) {
+      for (size_t a = act[k]; a < act[k + 1]; a++)
+        place(s, b, (size_t)active[a], (size_t)k, walls, lo, hi, &worst,
+              &escaped);
+      if (act[k + 1] - act[k] < m1 - m0) {
+        bound = b2 > bound ? b2 : bound;
+        skipped = 1;
+      }
+      continue;
+    }
+    double w = 0.0;
+    for (size_t i = m0; i < m1; i++)
+      place(s, b, i, (size_t)k, walls, lo, hi, &w, &escaped);
+    anchor(nr, b, (size_t)k, w);
+    worst = w > worst ? w : worst;
+      });
+  sim->nb.moved2 = worst;
+  sim->nb.far_bound2 = bound;
+  sim->nb.moved2_known = 1;
+  s->escaped = escaped;
+  s->escape_known = 1;
+  nr->stale = skipped;
+}
+
+/* Places every sphere, anchors every body at its pose now; the largest
+ * squared displacement. */
+static double place_all(struct dem_sim *sim) {
+  struct dem_spheres *s = &sim->s;
+  const struct dem_bodies *b = &sim->b;
+  struct dem_near *nr = sim->nb.near;
+  const double none[3] = {0, 0, 0};
+  long n = (long)b->n;
+  double worst = 0.0;
+  int escaped = 0;
+  DEM_PARALLEL_IF(
+      s->n > DEM_PARALLEL_MIN,
+      omp parallel for schedule(static) reduction(max : worst),
+      for (long k = 0; k < n; k++) {
+    double w = 0.0;
+    for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++)
+      place(s, b, i, (size_t)k, 0, none, none, &w, &escaped);
+    anchor(nr, b, (size_t)k, w);
+    worst = w > worst ? w : worst;
+      });
+  nr->stale = 0;
+  return worst;
+}
+
+double dem_near_moved2(struct dem_sim *sim) {
+  return dem_near_on(sim) ? place_all(sim) : 0.0;
+}
+
+void dem_near_place_all(struct dem_sim *sim) {
+  if (dem_near_on(sim) && sim->nb.near->stale)
+    place_all(sim);
+}
+
+void dem_near_forget(struct dem_sim *sim) {
+  dem_near_place_all(sim);
+  if (sim->nb.near)
+    sim->nb.near->n_bodies = 0;
+}
+
+void dem_near_release(struct dem_neighbors *nb) {
+  struct dem_near *nr = nb->near;
+  if (!nr)
+    return;
+  free(nr->act), free(nr->x_at), free(nr->q_at), free(nr->moved);
+  free(nr->reach), free(nr->slack);
+  free(nr);
+  nb->near = NULL;
+}
