@@ -3,7 +3,7 @@
 
 usage: make_mesh.py drum   OUT.stl [--radius R] [--length L] [--segments N]
        make_mesh.py silo   OUT.stl [--width W] [--depth D] [--height H]
-                                   [--orifice A]
+                                   [--orifice A] [--round] [--segments N]
        make_mesh.py funnel OUT.stl [--top-radius R] [--bottom-radius r]
                                    [--height H] [--segments N]
        make_mesh.py box    OUT.stl [--min X Y Z] [--max X Y Z]
@@ -15,7 +15,9 @@ orientation (dem's mesh walls are two-sided).
 - drum: a closed cylinder about the y axis through the origin (both end
   caps), N flat side panels; rotate it with a mesh `motion`.
 - silo: a flat-bottomed box from (-W/2, -D/2, 0) to (W/2, D/2, H), open at
-  the top, with a centred square orifice of side A in its bottom.
+  the top, with a centred square orifice of side A in its bottom; with
+  --round, a circular orifice of diameter A instead (a regular polygon of N
+  sides, N a multiple of 4, with the area of the circle of diameter A).
 - funnel: a cone frustum about the z axis, open at both ends, from radius
   r at z = 0 to radius R at z = H.
 - box: the six faces of a box, two triangles each (for tests that compare
@@ -47,7 +49,52 @@ def drum(radius, length, segments):
     return tris
 
 
-def silo(width, depth, height, orifice):
+def round_bottom(w, d, diameter, segments):
+    """The bottom (z = 0) of the rectangle [-w, w] x [-d, d] around a
+    centred polygonal hole of `segments` sides whose area is that of the
+    circle of the given diameter: one quadrilateral per side of the hole,
+    from the hole's edge out to the rectangle along the same two rays (the
+    rectangle's corners lie on rays, so every quadrilateral is convex)."""
+    if segments % 4:
+        sys.exit("make_mesh.py silo --round: --segments must be a multiple "
+                 "of 4")
+    # the polygon's circumradius for the circle's area: N/2 R^2 sin(2pi/N)
+    # = pi (D/2)^2
+    rc = diameter / 2 * math.sqrt(2 * math.pi /
+                                  (segments * math.sin(2 * math.pi / segments)))
+    if rc >= min(w, d):
+        sys.exit("make_mesh.py silo: the orifice must be narrower than the "
+                 "silo")
+    corner = math.atan2(d, w)
+    # rays: the hole's vertices, starting on a corner of the rectangle
+    rays = [corner + 2 * math.pi * k / segments for k in range(segments)]
+
+    def edge(t):
+        c, s = math.cos(t), math.sin(t)
+        f = min(w / abs(c) if abs(c) > 1e-15 else math.inf,
+                d / abs(s) if abs(s) > 1e-15 else math.inf)
+        return (f * c, f * s, 0.0)
+    # rays through the rectangle's other corners, so that no quadrilateral
+    # turns a corner
+    corners = [corner, math.pi - corner, math.pi + corner, 2 * math.pi - corner]
+    tris = []
+    for k in range(segments):
+        t0, t1 = rays[k], rays[k] + 2 * math.pi / segments
+        h0 = (rc * math.cos(t0), rc * math.sin(t0), 0.0)
+        h1 = (rc * math.cos(t1), rc * math.sin(t1), 0.0)
+        inner = [c for c in corners + [c + 2 * math.pi for c in corners]
+                 if t0 + 1e-12 < c < t1 - 1e-12]
+        outer = [edge(t0)] + [edge(c) for c in inner] + [edge(t1)]
+        # the region between the hole's side h0 h1 and the border: a fan
+        # from h0 (convex: the border between two rays turns at most at
+        # the corners listed, away from the hole)
+        for p, q in zip(outer[:-1], outer[1:]):
+            tris.append((h0, p, q))
+        tris.append((h0, outer[-1], h1))
+    return tris
+
+
+def silo(width, depth, height, orifice, round_=False, segments=48):
     if not 0 < orifice < min(width, depth):
         sys.exit("make_mesh.py silo: the orifice must be narrower than the "
                  "silo")
@@ -58,6 +105,8 @@ def silo(width, depth, height, orifice):
     tris += quad((-w, d, 0), (-w, d, height), (w, d, height), (w, d, 0))
     tris += quad((-w, -d, 0), (-w, -d, height), (-w, d, height), (-w, d, 0))
     tris += quad((w, -d, 0), (w, d, 0), (w, d, height), (w, -d, height))
+    if round_:
+        return tris + round_bottom(w, d, orifice, segments)
     # the bottom around the orifice: four trapezoids
     tris += quad((-w, -d, 0), (-a, -a, 0), (a, -a, 0), (w, -d, 0))
     tris += quad((w, -d, 0), (a, -a, 0), (a, a, 0), (w, d, 0))
@@ -137,6 +186,9 @@ def main():
     ap.add_argument("--depth", type=float, default=0.2)
     ap.add_argument("--height", type=float, default=0.3)
     ap.add_argument("--orifice", type=float, default=0.04)
+    ap.add_argument("--round", action="store_true",
+                    help="silo: a circular orifice (a polygon of --segments "
+                    "sides) of diameter --orifice")
     ap.add_argument("--top-radius", type=float, default=0.15)
     ap.add_argument("--bottom-radius", type=float, default=0.02)
     ap.add_argument("--min", type=float, nargs=3, default=[0, 0, 0])
@@ -147,7 +199,7 @@ def main():
     if a.kind == "drum":
         tris = drum(a.radius, a.length, a.segments)
     elif a.kind == "silo":
-        tris = silo(a.width, a.depth, a.height, a.orifice)
+        tris = silo(a.width, a.depth, a.height, a.orifice, a.round, a.segments)
     elif a.kind == "funnel":
         tris = funnel(a.top_radius, a.bottom_radius, a.height, a.segments)
     else:
