@@ -99,24 +99,7 @@ done
 
 # (b), (c): one sphere pressed into a plate (two triangles, one flat patch)
 # or a cube; the force at t = 0 against Hertz's.
-cat > plate.stl << 'EOF'
-solid plate
- facet normal 0 0 1
-  outer loop
-   vertex 0 0 0
-   vertex 1 0 0
-   vertex 1 1 0
-  endloop
- endfacet
- facet normal 0 0 1
-  outer loop
-   vertex 0 0 0
-   vertex 1 1 0
-   vertex 0 1 0
-  endloop
- endfacet
-endsolid plate
-EOF
+plate_stl plate.stl
 cat > one.yaml << 'EOF'
 simulation: {time_step: 1.0e-5, end_time: 1.0e-5}
 materials:

@@ -16,24 +16,7 @@ run() { # run WHAT DEM-RUN-ARGUMENTS...
 }
 
 "$PY" "$SRC/tools/make_mesh.py" box box.stl --min 0 0 0 --max 1 1 1 > /dev/null
-cat > plate.stl << 'EOF'
-solid plate
- facet normal 0 0 1
-  outer loop
-   vertex 0 0 0
-   vertex 1 0 0
-   vertex 1 1 0
-  endloop
- endfacet
- facet normal 0 0 1
-  outer loop
-   vertex 0 0 0
-   vertex 1 1 0
-   vertex 0 1 0
-  endloop
- endfacet
-endsolid plate
-EOF
+plate_stl plate.stl
 
 # (1), (2), (3) A ball dropped 1 cm settles (restitution 0.3) and rests at
 # (0.3, 0.5) on the floor of an STL box, of the analytic box, and at

@@ -30,3 +30,26 @@ need_python() {
   echo "$NAME: 0 passed, 1 failed"
   exit 1
 }
+
+# plate_stl FILE: a unit square in the plane z = 0 (two triangles, one flat
+# patch), ASCII STL.
+plate_stl() {
+  cat > "$1" << 'EOF2'
+solid plate
+ facet normal 0 0 1
+  outer loop
+   vertex 0 0 0
+   vertex 1 0 0
+   vertex 1 1 0
+  endloop
+ endfacet
+ facet normal 0 0 1
+  outer loop
+   vertex 0 0 0
+   vertex 1 1 0
+   vertex 0 1 0
+  endloop
+ endfacet
+endsolid plate
+EOF2
+}

@@ -11,6 +11,7 @@
 #include "contact/hertz_law.h"
 #include "core/rng.h"
 #include "core/vec3.h"
+#include "pieces_yaml.h"
 #include "sim/body_order.h"
 #include "sim/forces.h"
 #include "sim/grid.h"
@@ -33,38 +34,6 @@ static const char *rods_yaml =
     "domain: {box: {min: [0, 0, 0], max: [1.5, 1.5, 1.5]}, wall_material: "
     "glass}\n"
     "contact: {skin: 0.006}\n";
-
-/* Lumpy pieces of 100 heavily overlapping spheres (the chess workload):
- * most sphere pairs are of the same piece. */
-static char *pieces_yaml(int pieces, double box) {
-  size_t cap = 1 << 16;
-  char *t = malloc(cap);
-  int len = snprintf(t, cap,
-                     "simulation: {time_step: 2.0e-6, end_time: 1.0, seed: "
-                     "3}\n"
-                     "materials: {stone: {density: 3200, young_modulus: "
-                     "6.0e10, poisson_ratio: 0.25}}\n"
-                     "shapes:\n  lump: {material: stone, spheres: [");
-  struct dem_rng rng;
-  dem_rng_seed(&rng, 99);
-  for (int k = 0; k < 100; k++) {
-    double z = 0.05 * k / 99.0, a = 0.01 * dem_rng_uniform(&rng),
-           phi = 6.283185307179586 * dem_rng_uniform(&rng);
-    double r = 0.004 + 0.008 * dem_rng_uniform(&rng);
-    len += snprintf(t + len, cap - (size_t)len,
-                    "%s{center: [%.6f, %.6f, %.6f], radius: %.6f}",
-                    k ? ", " : "", a * cos(phi), a * sin(phi), z, r);
-  }
-  snprintf(t + len, cap - (size_t)len,
-           "]}\n"
-           "particles: [{random_fill: {shape: lump, count: %d, speed: 1.0, "
-           "angular_speed: 3.14}}]\n"
-           "domain: {box: {min: [0, 0, 0], max: [%g, %g, %g]}, "
-           "wall_material: stone}\n"
-           "contact: {skin: 0.002}\n",
-           pieces, box, box, box);
-  return t;
-}
 
 /* Moves every body by up to `shake` in each coordinate (so that bodies
  * overlap and walls are crossed) and places the spheres. */
@@ -200,7 +169,7 @@ END_TEST
 
 START_TEST(pieces_lists_and_forces_match_brute_force) {
   struct fixture f;
-  char *yaml = pieces_yaml(32, 0.3);
+  char *yaml = pieces_yaml(32, 0.3, 1.0);
   fixture_start(&f, yaml, NULL);
   shake_bodies(&f.sim, 0.01, 7);
   check_against_brute_force(&f.sim, DEM_BROAD_OFF);
@@ -218,7 +187,7 @@ END_TEST
  * but those near a wall, and no pair. */
 START_TEST(broad_phase_skips_pieces_far_apart) {
   struct fixture f;
-  char *yaml = pieces_yaml(8, 2.0);
+  char *yaml = pieces_yaml(8, 2.0, 1.0);
   fixture_start(&f, yaml, NULL);
   struct dem_sim *sim = &f.sim;
   sim->nb.broad_phase = DEM_BROAD_ON;
@@ -308,7 +277,7 @@ END_TEST
 /* The broad phase gives the same lists, hence the same run, bitwise. */
 START_TEST(broad_phase_run_is_bitwise_the_same) {
   struct fixture f1, f2;
-  char *yaml = pieces_yaml(32, 0.3);
+  char *yaml = pieces_yaml(32, 0.3, 1.0);
   run_threads(&f1, yaml, 1, DEM_BROAD_ON, 2000);
   run_threads(&f2, yaml, 1, DEM_BROAD_OFF, 2000);
   ck_assert_int_gt(f1.sim.nb.builds, 1);
