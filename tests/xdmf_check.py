@@ -8,7 +8,9 @@ Dimensions, NumberType and Precision the item says; checks each HyperSlab
 topology, geometry and attributes have as many points as the grid says;
 and that the collections "spheres" and "bodies" list every snapshot, the
 spheres with a velocity and the bodies with a velocity and an angular
-velocity. Prints one line per failure and exits 1 if any.
+velocity; and that each mesh wall's collection "mesh_NAME" lists every
+snapshot as triangles over vertices they index. Prints one line per
+failure and exits 1 if any.
 """
 import os
 import sys
@@ -99,7 +101,27 @@ def check_grid(g, where):
 
 domain = root.find("Domain")
 collections = {c.get("Name"): c for c in domain.findall("Grid")}
-check(set(collections) == {"spheres", "bodies"}, "collections %s" % sorted(collections))
+particles = {k for k in collections if not k.startswith("mesh_")}
+check(particles == {"spheres", "bodies"}, "collections %s" % sorted(collections))
+# each mesh wall: a temporal collection of triangle grids, every
+# connectivity a vertex of the grid's geometry, at every snapshot's time
+mesh_times = {}
+for cname in sorted(set(collections) - particles):
+    c = collections[cname]
+    check(c.get("CollectionType") == "Temporal", "%s is not temporal" % cname)
+    mesh_times[cname] = []
+    for g in c.findall("Grid"):
+        where = "%s/%s" % (cname, g.get("Name"))
+        topo, geo = g.find("Topology"), g.find("Geometry")
+        check(topo.get("TopologyType") == "Triangle", "%s: topology %s" % (where, topo.get("TopologyType")))
+        tri = item_array(topo.find("DataItem"))
+        xyz = item_array(geo.find("DataItem"))
+        n = int(topo.get("NumberOfElements"))
+        check(tri.shape == (n, 3), "%s: %s triangles for %d" % (where, tri.shape, n))
+        check(xyz.ndim == 2 and xyz.shape[1] == 3, "%s: geometry %s" % (where, xyz.shape))
+        check(tri.size == 0 or (tri.min() >= 0 and tri.max() < len(xyz)),
+              "%s: a triangle's vertex outside the %d vertices" % (where, len(xyz)))
+        mesh_times[cname].append(float(g.find("Time").get("Value")))
 times = {}
 for cname, need in (("spheres", {"radius", "body", "velocity", "angular_velocity_lab"}),
                     ("bodies", {"velocity", "angular_velocity_lab", "mass", "shape"})):
@@ -120,7 +142,7 @@ if f is not None:
     # in the bodies collection
     body_t = [f["snapshots"][k].attrs["time"] for k in sorted(f["snapshots"])
               if f["snapshots"][k]["bodies/mass"].shape[0] > 0]
-    for cname, ts in times.items():
+    for cname, ts in list(times.items()) + list(mesh_times.items()):
         want = body_t if cname == "bodies" else snap_t
         check(ts == want, "%s lists times %s, the file %s" % (cname, ts[:5], want[:5]))
 

@@ -100,11 +100,13 @@ static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
   return rc;
 }
 
-/* Counts snapshot s and adds it to the sidecar's grids. */
+/* Counts snapshot s and adds it to the sidecar's grids; mesh_here: which
+ * moving meshes' vertices it holds (NULL: all). */
 static dem_status add_frame(struct dem_h5_writer *w,
-                            const struct dem_snapshot *s) {
+                            const struct dem_snapshot *s,
+                            const unsigned char *mesh_here) {
   struct dem_xdmf_frame frame = {w->n_snapshots, s->time, s->n_spheres,
-                                 s->n_bodies};
+                                 s->n_bodies, mesh_here};
   dem_status st =
       dem_xdmf_append(&w->xdmf, w->h5_name, &frame, w->xdmf_attrs, w->n_xdmf);
   if (st == DEM_OK)
@@ -215,7 +217,7 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   if ((vertex >= 0 && H5Dclose(vertex) < 0) || H5Gclose(g) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
     return dem_h5u_fail(w->path, what);
-  st = add_frame(w, s);
+  st = add_frame(w, s, NULL);
   if (st != DEM_OK)
     return st;
   return dem_xdmf_write(w->xmf_path, &w->xdmf);
@@ -228,6 +230,9 @@ dem_status dem_h5w_load_frames(struct dem_h5_writer *w) {
   H5G_info_t info;
   if (H5Gget_info(w->snapshots, &info) < 0)
     return dem_h5u_fail(w->path, "cannot list /snapshots");
+  unsigned char *here = calloc(w->xdmf.n_meshes + 1, 1);
+  if (!here)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
   for (hsize_t i = 0; i < info.nlinks; i++) {
     char name[32];
     hid_t g, a, ds, sp;
@@ -235,11 +240,13 @@ dem_status dem_h5w_load_frames(struct dem_h5_writer *w) {
     struct dem_snapshot s;
     herr_t rc = -1;
     snprintf(name, sizeof name, "%06zu", (size_t)i);
-    if (H5Lexists(w->snapshots, name, H5P_DEFAULT) <= 0)
+    if (H5Lexists(w->snapshots, name, H5P_DEFAULT) <= 0) {
+      free(here);
       return dem_fail(DEM_ERR_IO,
                       "%s: snapshots are not numbered 000000 to %06zu "
                       "without gaps (no %s)",
                       w->path, (size_t)info.nlinks - 1, name);
+    }
     memset(&s, 0, sizeof s);
     g = H5Gopen2(w->snapshots, name, H5P_DEFAULT);
     if (g >= 0) {
@@ -263,6 +270,14 @@ dem_status dem_h5w_load_frames(struct dem_h5_writer *w) {
         if (bs >= 0)
           H5Dclose(bs);
       }
+      /* A moving mesh is drawn where the snapshot holds its vertices (a
+       * file of an older dem has none). */
+      int has_meshes = H5Lexists(g, "meshes", H5P_DEFAULT) > 0;
+      for (size_t k = 0; k < w->xdmf.n_meshes; k++) {
+        char path[300];
+        snprintf(path, sizeof path, "meshes/%s", w->xdmf.meshes[k].name);
+        here[k] = has_meshes && H5Lexists(g, path, H5P_DEFAULT) > 0;
+      }
       ds = rc >= 0 ? H5Dopen2(g, "spheres/radius", H5P_DEFAULT) : -1;
       rc = -1;
       if (ds >= 0) {
@@ -276,15 +291,20 @@ dem_status dem_h5w_load_frames(struct dem_h5_writer *w) {
       }
       H5Gclose(g);
     }
-    if (rc < 0)
+    if (rc < 0) {
+      free(here);
       return dem_fail(DEM_ERR_IO,
                       "%s: snapshot %s: cannot read its time or "
                       "spheres/radius",
                       w->path, name);
+    }
     s.n_spheres = (size_t)dims[0];
-    dem_status st = add_frame(w, &s);
-    if (st != DEM_OK)
+    dem_status st = add_frame(w, &s, here);
+    if (st != DEM_OK) {
+      free(here);
       return st;
+    }
   }
+  free(here);
   return DEM_OK;
 }

@@ -142,12 +142,14 @@ static herr_t write_header(struct dem_h5_writer *w,
           w->file, "description",
           "a dem run: /config the configuration as run, /shapes the clump "
           "templates, /energy the energy series, /walls the loads on the "
-          "walls, /snapshots/NNNNNN the states (SI units; every dataset has "
+          "walls, /meshes the mesh walls, /snapshots/NNNNNN the states (SI "
+          "units; every dataset has "
           "'unit' and 'description' "
           "attributes; docs/output.md)") < 0 ||
       write_config(w->file, config) < 0 ||
       dem_h5w_write_shapes(w->file, info->shapes, info->n_shapes) < 0 ||
-      dem_h5w_create_energy(w) < 0 || dem_h5w_create_walls(w, info) < 0)
+      dem_h5w_create_energy(w) < 0 || dem_h5w_create_walls(w, info) < 0 ||
+      dem_h5w_write_meshes(w->file, info->meshes, info->n_meshes) < 0)
     return -1;
   {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
@@ -289,6 +291,10 @@ dem_status dem_h5_create(const char *path, int force,
     return st;
   w->xdmf_attrs = info->xdmf;
   w->n_xdmf = info->n_xdmf;
+  if ((st = dem_xdmf_set_meshes(&w->xdmf, info->meshes, info->n_meshes))) {
+    writer_free(w);
+    return st;
+  }
 
   st = make_temp(path, &tmp);
   if (st != DEM_OK) {
@@ -391,6 +397,10 @@ dem_status dem_h5_open_append(const char *path, long last_step,
     return st;
   w->xdmf_attrs = info->xdmf;
   w->n_xdmf = info->n_xdmf;
+  if ((st = dem_xdmf_set_meshes(&w->xdmf, info->meshes, info->n_meshes))) {
+    writer_free(w);
+    return st;
+  }
   fapl = writer_fapl();
   if (fapl < 0) {
     st = dem_h5u_fail(path, "cannot set up file access");
@@ -427,6 +437,7 @@ dem_status dem_h5_open_append(const char *path, long last_step,
       (st = dem_h5w_open_walls(w, info, w->energy_rows)))
     goto fail;
   if (rewrite_header(w->file, info) < 0 ||
+      dem_h5w_write_meshes(w->file, info->meshes, info->n_meshes) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
     st = dem_h5u_fail(path, "cannot rewrite the run header");
     goto fail;

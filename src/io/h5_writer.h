@@ -45,6 +45,11 @@ dem_status dem_h5w_check_room(struct dem_h5_writer *w,
 dem_status dem_h5w_need_room(const struct dem_h5_writer *w,
                              unsigned long long bytes, const char *what);
 
+/* /meshes/NAME/{vertices,triangles} of each mesh wall (none: nothing;
+ * kept if the file has them already) (io/h5_meshes.c). */
+herr_t dem_h5w_write_meshes(hid_t file, const struct dem_h5_mesh *meshes,
+                            size_t n);
+
 /* /energy with its empty, chunked, extendible columns, kept open in w
  * (io/h5_energy.c). */
 herr_t dem_h5w_create_energy(struct dem_h5_writer *w);

@@ -45,6 +45,18 @@ struct dem_h5_wall {
   const char *about; /* what the point is, for the torque's description */
 };
 
+/* A mesh wall, for the sidecar to draw: /meshes/NAME/{vertices,triangles}
+ * written with the header (vertices as placed before any motion); a
+ * moving mesh's vertices at each snapshot's time are a column
+ * meshes/NAME of the snapshot (run/observe.c). */
+struct dem_h5_mesh {
+  const char *name;
+  size_t n_vert, n_tri;
+  const double (*vertices)[3];
+  const int (*triangles)[3]; /* vertex numbers */
+  int moving;
+};
+
 struct dem_h5_run_info {
   const char *config_text; /* YAML as run, stored in /config */
   const char *scheme;      /* root attribute "scheme" */
@@ -61,6 +73,9 @@ struct dem_h5_run_info {
   /* The walls whose loads /walls holds (none: no /walls). */
   const struct dem_h5_wall *walls;
   size_t n_walls;
+  /* The mesh walls (none: no /meshes). */
+  const struct dem_h5_mesh *meshes;
+  size_t n_meshes;
 };
 
 /* Creates the file. Fails (DEM_ERR_IO, message naming the path) if it

@@ -1,5 +1,5 @@
-/* XDMF sidecar writer: temporal collections of the sphere clouds and the
- * body centres for ParaView. */
+/* XDMF sidecar writer: temporal collections of the sphere clouds, the
+ * body centres and the mesh walls for ParaView. */
 #include "io/xdmf.h"
 
 #include <errno.h>
@@ -152,23 +152,34 @@ static void put_bodies(FILE *f, const char *h5_name,
   fputs("      </Grid>\n", f);
 }
 
-/* Appends what put(f, ...) writes to b. */
-static dem_status
-append_grid(struct dem_xdmf_buf *b,
-            void (*put)(FILE *, const char *, const struct dem_xdmf_frame *,
-                        const struct dem_xdmf_attribute *, size_t),
-            const char *h5_name, const struct dem_xdmf_frame *frame,
-            const struct dem_xdmf_attribute *attrs, size_t n_attrs) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f)
-    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
-  put(f, h5_name, frame, attrs, n_attrs);
-  if (fclose(f) != 0 || !text) {
-    free(text);
-    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+/* Mesh k of a frame: its triangles over its vertices then. */
+static void put_mesh(FILE *f, const char *h5_name,
+                     const struct dem_xdmf_frame *fr,
+                     const struct dem_xdmf_mesh *m) {
+  char dims[40], path[64 + 256];
+  fprintf(f,
+          "      <Grid Name=\"%06zu\" GridType=\"Uniform\">\n"
+          "        <Time Value=\"%.17g\"/>\n"
+          "        <Topology TopologyType=\"Triangle\" "
+          "NumberOfElements=\"%zu\">\n",
+          fr->index, fr->time, m->n_tri);
+  snprintf(dims, sizeof dims, "%zu 3", m->n_tri);
+  snprintf(path, sizeof path, "meshes/%s/triangles", m->name);
+  put_item(f, h5_name, NO_SNAPSHOT, dims, "Int", 8, path);
+  fputs("        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n", f);
+  snprintf(dims, sizeof dims, "%zu 3", m->n_vert);
+  if (m->moving) {
+    snprintf(path, sizeof path, "meshes/%s", m->name);
+    put_item(f, h5_name, fr->index, dims, "Float", 8, path);
+  } else {
+    snprintf(path, sizeof path, "meshes/%s/vertices", m->name);
+    put_item(f, h5_name, NO_SNAPSHOT, dims, "Float", 8, path);
   }
+  fputs("        </Geometry>\n      </Grid>\n", f);
+}
+
+/* Appends the text of f's stream (text, len) to b; frees text. */
+static dem_status append_text(struct dem_xdmf_buf *b, char *text, size_t len) {
   if (b->len + len + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 4096;
     char *p;
@@ -188,6 +199,58 @@ append_grid(struct dem_xdmf_buf *b,
   return DEM_OK;
 }
 
+static dem_status append_mesh(struct dem_xdmf_mesh *m, const char *h5_name,
+                              const struct dem_xdmf_frame *frame) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  put_mesh(f, h5_name, frame, m);
+  if (fclose(f) != 0 || !text) {
+    free(text);
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  }
+  return append_text(&m->grids, text, len);
+}
+
+dem_status dem_xdmf_set_meshes(struct dem_xdmf_text *t,
+                               const struct dem_h5_mesh *meshes, size_t n) {
+  t->meshes = n ? calloc(n, sizeof *t->meshes) : NULL;
+  if (n && !t->meshes)
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  t->n_meshes = n;
+  for (size_t k = 0; k < n; k++) {
+    struct dem_xdmf_mesh *m = &t->meshes[k];
+    if (!(m->name = strdup(meshes[k].name)))
+      return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+    m->n_vert = meshes[k].n_vert;
+    m->n_tri = meshes[k].n_tri;
+    m->moving = meshes[k].moving;
+  }
+  return DEM_OK;
+}
+
+/* Appends what put(f, ...) writes to b. */
+static dem_status
+append_grid(struct dem_xdmf_buf *b,
+            void (*put)(FILE *, const char *, const struct dem_xdmf_frame *,
+                        const struct dem_xdmf_attribute *, size_t),
+            const char *h5_name, const struct dem_xdmf_frame *frame,
+            const struct dem_xdmf_attribute *attrs, size_t n_attrs) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  put(f, h5_name, frame, attrs, n_attrs);
+  if (fclose(f) != 0 || !text) {
+    free(text);
+    return dem_fail(DEM_ERR_NOMEM, "XDMF sidecar: out of memory");
+  }
+  return append_text(b, text, len);
+}
+
 dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
                            const struct dem_xdmf_frame *frame,
                            const struct dem_xdmf_attribute *attrs,
@@ -196,12 +259,20 @@ dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
       append_grid(&t->spheres, put_spheres, h5_name, frame, attrs, n_attrs);
   if (!st && frame->n_bodies)
     st = append_grid(&t->bodies, put_bodies, h5_name, frame, attrs, n_attrs);
+  for (size_t k = 0; k < t->n_meshes && !st; k++)
+    if (!t->meshes[k].moving || !frame->mesh_here || frame->mesh_here[k])
+      st = append_mesh(&t->meshes[k], h5_name, frame);
   return st;
 }
 
 void dem_xdmf_text_free(struct dem_xdmf_text *t) {
   free(t->spheres.buf);
   free(t->bodies.buf);
+  for (size_t k = 0; k < t->n_meshes; k++) {
+    free(t->meshes[k].name);
+    free(t->meshes[k].grids.buf);
+  }
+  free(t->meshes);
   memset(t, 0, sizeof *t);
 }
 
@@ -244,6 +315,17 @@ dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t) {
           "CollectionType=\"Temporal\">\n",
           f);
     fwrite(t->bodies.buf, 1, t->bodies.len, f);
+    fputs("    </Grid>\n", f);
+  }
+  /* Each mesh wall a collection of its own, after them: the blocks of the
+   * particles keep their places. */
+  for (size_t k = 0; k < t->n_meshes; k++) {
+    if (!t->meshes[k].grids.len)
+      continue;
+    fputs("    <Grid Name=\"mesh_", f);
+    put_escaped(f, t->meshes[k].name);
+    fputs("\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);
+    fwrite(t->meshes[k].grids.buf, 1, t->meshes[k].grids.len, f);
     fputs("    </Grid>\n", f);
   }
   fputs("  </Domain>\n</Xdmf>\n", f);

@@ -14,6 +14,9 @@ struct dem_xdmf_frame {
   double time;
   size_t n_spheres;
   size_t n_bodies; /* 0: no bodies' grid in this frame */
+  /* Per mesh: whether a moving mesh's vertices are in this snapshot
+   * (NULL: all; a file of an older dem has none) */
+  const unsigned char *mesh_here;
 };
 
 /* The sidecar's path: PATH with a final ".h5" replaced by ".xmf", else
@@ -26,11 +29,27 @@ struct dem_xdmf_buf {
   size_t len, cap;
 };
 
+/* A mesh wall as the sidecar draws it: triangles /meshes/NAME/triangles
+ * over the vertices /meshes/NAME/vertices (still) or, moving,
+ * /snapshots/NNNNNN/meshes/NAME. */
+struct dem_xdmf_mesh {
+  char *name;
+  size_t n_vert, n_tri;
+  int moving;
+  struct dem_xdmf_buf grids; /* its temporal collection's grids so far */
+};
+
 /* The grids written so far, as XML text kept between rewrites: those of
- * the spheres' and of the bodies' temporal collections. */
+ * the spheres', the bodies' and each mesh's temporal collections. */
 struct dem_xdmf_text {
   struct dem_xdmf_buf spheres, bodies;
+  struct dem_xdmf_mesh *meshes;
+  size_t n_meshes;
 };
+
+/* The meshes the sidecar draws (names copied), before any frame. */
+dem_status dem_xdmf_set_meshes(struct dem_xdmf_text *t,
+                               const struct dem_h5_mesh *meshes, size_t n);
 
 /* Appends the grids of one frame (referencing h5_name, the basename of
  * the HDF5 file, so the pair can be moved together): the spheres' grid and
@@ -48,7 +67,8 @@ dem_status dem_xdmf_append(struct dem_xdmf_text *t, const char *h5_name,
  * geometry from spheres/position, and a temporal collection "bodies" of
  * the bodies' grids, one polyvertex per body centre (the first N entries
  * of the same connectivity) with geometry from bodies/position; each grid
- * with the node attributes given to dem_xdmf_append. */
+ * with the node attributes given to dem_xdmf_append; and for each mesh a
+ * temporal collection "mesh_NAME" of its triangles. */
 dem_status dem_xdmf_write(const char *xmf_path, const struct dem_xdmf_text *t);
 
 void dem_xdmf_text_free(struct dem_xdmf_text *t);

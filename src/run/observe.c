@@ -3,6 +3,7 @@
 #include "run/observe.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,44 @@ static enum dem_h5_type h5_type(enum dem_field_type t) {
                               : DEM_H5_I64;
 }
 
+/* A mesh's vertex rows at the snapshot's time, for its column. */
+struct dem_observed_mesh {
+  const struct dem_sim *sim;
+  const struct dem_mesh *mesh;
+  char *path; /* meshes/NAME */
+};
+
+static void mesh_vertex(const void *ctx, size_t k, void *out) {
+  const struct dem_observed_mesh *m = ctx;
+  dem_mesh_vertex_at(m->mesh, k, m->sim->t, out);
+}
+
+/* The mesh walls for /meshes and the sidecar, and their columns. */
+static dem_status observe_meshes(struct dem_observer *o,
+                                 const struct dem_sim *sim) {
+  size_t n = sim->mw ? sim->mw->n : 0;
+  o->meshes = calloc(n ? n : 1, sizeof *o->meshes);
+  o->mesh_rows = calloc(n ? n : 1, sizeof *o->mesh_rows);
+  if (!o->meshes || !o->mesh_rows)
+    return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  o->n_meshes = n;
+  for (size_t k = 0; k < n; k++) {
+    const struct dem_mesh *m = &sim->mw->mesh[k];
+    o->meshes[k] = (struct dem_h5_mesh){.name = m->name,
+                                        .n_vert = m->n_vert,
+                                        .n_tri = m->n_tri,
+                                        .vertices = (const double(*)[3])m->rest,
+                                        .triangles = (const int(*)[3])m->tri,
+                                        .moving = m->motion.moving};
+    size_t len = strlen(m->name) + sizeof "meshes/";
+    o->mesh_rows[k] = (struct dem_observed_mesh){sim, m, malloc(len)};
+    if (!o->mesh_rows[k].path)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory");
+    snprintf(o->mesh_rows[k].path, len, "meshes/%s", m->name);
+  }
+  return DEM_OK;
+}
+
 dem_status dem_observer_init(struct dem_observer *o,
                              const struct dem_sim *sim) {
   size_t ns = sim->s.n ? sim->s.n : 1, n_fields = 0, n_ids = 0;
@@ -38,7 +77,8 @@ dem_status dem_observer_init(struct dem_observer *o,
   o->body_ids = calloc(n_ids ? n_ids : 1, sizeof *o->body_ids);
   o->scratch_n = ns;
   o->ids_n = n_ids ? n_ids : 1;
-  o->columns = calloc(n_fields, sizeof *o->columns);
+  o->columns =
+      calloc(n_fields + (sim->mw ? sim->mw->n : 0), sizeof *o->columns);
   o->xdmf = calloc(o->n_xdmf ? o->n_xdmf : 1, sizeof *o->xdmf);
   o->n_shapes = sim->n_shapes;
   o->shapes = calloc(o->n_shapes ? o->n_shapes : 1, sizeof *o->shapes);
@@ -52,6 +92,11 @@ dem_status dem_observer_init(struct dem_observer *o,
       !o->walls || !o->wall_load || !o->wall_point) {
     dem_observer_free(o);
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
+  }
+  dem_status st = observe_meshes(o, sim);
+  if (st) {
+    dem_observer_free(o);
+    return st;
   }
   size_t k = 0;
   for (const struct dem_field *f = dem_fields; f->name; f++)
@@ -117,6 +162,10 @@ dem_status dem_observer_fit(struct dem_observer *o, const struct dem_sim *sim) {
 }
 
 void dem_observer_free(struct dem_observer *o) {
+  for (size_t k = 0; o->mesh_rows && k < o->n_meshes; k++)
+    free(o->mesh_rows[k].path);
+  free(o->mesh_rows);
+  free(o->meshes);
   free(o->scratch);
   free(o->body_ids);
   free(o->pair_rows);
@@ -235,6 +284,18 @@ dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
                                .unit = f->unit,
                                .description = f->description};
   }
+  for (size_t k = 0; k < o->n_meshes; k++) /* moving meshes' vertices */
+    if (o->meshes[k].moving)
+      o->columns[n++] = (struct dem_h5_column){
+          .path = o->mesh_rows[k].path,
+          .type = DEM_H5_F64,
+          .rows = o->meshes[k].n_vert,
+          .cols = 3,
+          .row = mesh_vertex,
+          .ctx = &o->mesh_rows[k],
+          .unit = "m",
+          .description = "the mesh's vertices at the snapshot's time (its "
+                         "triangles: /meshes/NAME/triangles)"};
   *s = (struct dem_snapshot){.step = sim->step,
                              .time = sim->t,
                              .n_spheres = sim->s.n,

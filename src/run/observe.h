@@ -27,6 +27,12 @@ struct dem_observer {
   size_t n_walls;
   double (*wall_load)[6], (*wall_point)[3];
   long walls_step;
+  /* The mesh walls as the output's /meshes and the sidecar draw them, and
+   * for each a snapshot column meshes/NAME of its vertices then (written
+   * for the moving ones). */
+  struct dem_h5_mesh *meshes;
+  size_t n_meshes;
+  struct dem_observed_mesh *mesh_rows;
 };
 
 dem_status dem_observer_init(struct dem_observer *o, const struct dem_sim *sim);

@@ -28,7 +28,9 @@ static dem_status open_output(struct dem_run *r, char **text) {
                                  .shapes = r->obs.shapes,
                                  .n_shapes = r->obs.n_shapes,
                                  .walls = r->obs.walls,
-                                 .n_walls = r->obs.n_walls};
+                                 .n_walls = r->obs.n_walls,
+                                 .meshes = r->obs.meshes,
+                                 .n_meshes = r->obs.n_meshes};
   if (r->opt->restart) {
     r->last_snapshot_step = r->last_row_step = sim->step;
     return dem_h5_open_append(r->output, sim->step, &info, &r->h5);

@@ -15,10 +15,8 @@ void dem_mesh_walls_place(struct dem_sim *sim, double t) {
   mw->t_placed = t;
 }
 
-/* Where vertex k of a moving mesh is at time t (as dem_mesh_place puts
- * it). */
-static void vertex_at(const struct dem_mesh *m, size_t k, double t,
-                      double out[3]) {
+void dem_mesh_vertex_at(const struct dem_mesh *m, size_t k, double t,
+                        double out[3]) {
   const struct dem_motion *mo = &m->motion;
   double tau = t - mo->start;
   if (tau <= 0) {
@@ -51,8 +49,8 @@ double dem_mesh_walls_moved2(struct dem_sim *sim, double t) {
       continue;
     for (size_t k = 0; k < me->n_vert; k++) {
       double a[3], b[3], d[3];
-      vertex_at(me, k, t, a);
-      vertex_at(me, k, mw->t_build, b);
+      dem_mesh_vertex_at(me, k, t, a);
+      dem_mesh_vertex_at(me, k, mw->t_build, b);
       v3_sub(d, a, b);
       double d2 = v3_dot(d, d);
       worst = d2 > worst ? d2 : worst;

@@ -36,6 +36,11 @@ struct dem_mesh_walls {
   size_t *count; /* scratch: per sphere, candidate triangles (n_spheres + 1) */
 };
 
+/* Where vertex k of mesh m is at time t (as dem_mesh_place puts it; the
+ * rest placement before the motion's start). */
+void dem_mesh_vertex_at(const struct dem_mesh *m, size_t k, double t,
+                        double out[3]);
+
 /* Places every mesh at time t (a no-op when none moves or t is the time
  * they are placed at). */
 void dem_mesh_walls_place(struct dem_sim *sim, double t);

@@ -1,0 +1,67 @@
+/* /meshes: each mesh wall's triangles and resting vertices, written once
+ * with the header, for the XDMF sidecar to draw the walls. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "io/h5_writer.h"
+
+/* A rows x 3 dataset of g with its unit and description. */
+static herr_t write_rows3(hid_t g, const char *name, hid_t file_type,
+                          hid_t mem_type, size_t rows, const void *data,
+                          const char *unit, const char *description) {
+  hsize_t dims[2] = {rows, 3};
+  hid_t space = H5Screate_simple(2, dims, NULL), ds;
+  herr_t rc = -1;
+  if (space < 0)
+    return -1;
+  ds = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
+                  H5P_DEFAULT);
+  if (ds >= 0) {
+    rc = dem_h5u_doc(ds, unit, description);
+    if (rc >= 0 && rows)
+      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    if (H5Dclose(ds) < 0)
+      rc = -1;
+  }
+  H5Sclose(space);
+  return rc;
+}
+
+static herr_t write_mesh(hid_t meshes, const struct dem_h5_mesh *m) {
+  hid_t g = dem_h5u_compact_group(meshes, m->name);
+  int64_t *tri = malloc((m->n_tri ? m->n_tri : 1) * 3 * sizeof *tri);
+  herr_t rc = -1;
+  int moving = m->moving != 0;
+  if (g >= 0 && tri) {
+    for (size_t t = 0; t < 3 * m->n_tri; t++)
+      tri[t] = m->triangles[t / 3][t % 3];
+    rc = write_rows3(g, "vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                     m->n_vert, m->vertices, "m",
+                     "vertices (welded) as placed before any motion; a "
+                     "moving mesh's at a snapshot's time are "
+                     "/snapshots/NNNNNN/meshes/NAME");
+    if (rc >= 0)
+      rc = write_rows3(g, "triangles", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                       m->n_tri, tri, "1",
+                       "each triangle's three vertices: rows of vertices");
+    if (rc >= 0)
+      rc = dem_h5u_attr(g, "moving", H5T_STD_I32LE, H5T_NATIVE_INT, &moving);
+  }
+  free(tri);
+  if (g >= 0)
+    H5Gclose(g);
+  return rc;
+}
+
+herr_t dem_h5w_write_meshes(hid_t file, const struct dem_h5_mesh *meshes,
+                            size_t n) {
+  if (!meshes || n == 0 || H5Lexists(file, "meshes", H5P_DEFAULT) > 0)
+    return 0;
+  hid_t g = dem_h5u_compact_group(file, "meshes");
+  herr_t rc = g < 0 ? -1 : 0;
+  for (size_t k = 0; k < n && rc >= 0; k++)
+    rc = write_mesh(g, &meshes[k]);
+  if (g >= 0)
+    H5Gclose(g);
+  return rc;
+}
