@@ -64,7 +64,7 @@ herr_t dem_h5w_create_energy(struct dem_h5_writer *w) {
 
 dem_status dem_h5_energy_append(struct dem_h5_writer *w,
                                 const struct dem_energy_row *rows, size_t n) {
-  hsize_t start, count = n, size;
+  hsize_t start, size;
   double *col;
   int64_t *steps;
   dem_status st = DEM_OK;
@@ -97,8 +97,7 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
   }
   for (int c = 0; c < ENERGY_COLUMNS && st == DEM_OK; c++) {
     const void *buf = col;
-    hid_t mem_type = H5T_NATIVE_DOUBLE, fs = -1, ms = -1;
-    herr_t rc = -1;
+    hid_t mem_type = H5T_NATIVE_DOUBLE;
     size_t offset = dem_h5u_energy_columns[c].row_offset;
     for (size_t i = 0; i < n; i++) {
       if (c == 0)
@@ -110,18 +109,8 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
       buf = steps;
       mem_type = H5T_NATIVE_INT64;
     }
-    if (H5Dset_extent(w->energy[c], &size) >= 0 &&
-        (fs = H5Dget_space(w->energy[c])) >= 0 &&
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >=
-            0 &&
-        (ms = H5Screate_simple(1, &count, NULL)) >= 0)
-      rc = H5Dwrite(w->energy[c], mem_type, ms, fs, H5P_DEFAULT, buf);
-    if (rc < 0)
+    if (dem_h5u_append(w->energy[c], start, n, 0, mem_type, buf) < 0)
       st = dem_h5u_fail(w->path, "cannot append energy rows");
-    if (ms >= 0)
-      H5Sclose(ms);
-    if (fs >= 0)
-      H5Sclose(fs);
   }
   free(col);
   free(steps);

@@ -5,28 +5,6 @@
 
 #include "io/h5_writer.h"
 
-/* A rows x 3 dataset of g with its unit and description. */
-static herr_t write_rows3(hid_t g, const char *name, hid_t file_type,
-                          hid_t mem_type, size_t rows, const void *data,
-                          const char *unit, const char *description) {
-  hsize_t dims[2] = {rows, 3};
-  hid_t space = H5Screate_simple(2, dims, NULL), ds;
-  herr_t rc = -1;
-  if (space < 0)
-    return -1;
-  ds = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
-                  H5P_DEFAULT);
-  if (ds >= 0) {
-    rc = dem_h5u_doc(ds, unit, description);
-    if (rc >= 0 && rows)
-      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-    if (H5Dclose(ds) < 0)
-      rc = -1;
-  }
-  H5Sclose(space);
-  return rc;
-}
-
 static herr_t write_mesh(hid_t meshes, const struct dem_h5_mesh *m) {
   hid_t g = dem_h5u_compact_group(meshes, m->name);
   int64_t *tri = malloc((m->n_tri ? m->n_tri : 1) * 3 * sizeof *tri);
@@ -35,15 +13,15 @@ static herr_t write_mesh(hid_t meshes, const struct dem_h5_mesh *m) {
   if (g >= 0 && tri) {
     for (size_t t = 0; t < 3 * m->n_tri; t++)
       tri[t] = m->triangles[t / 3][t % 3];
-    rc = write_rows3(g, "vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                     m->n_vert, m->vertices, "m",
-                     "vertices (welded) as placed before any motion; a "
-                     "moving mesh's at a snapshot's time are "
-                     "/snapshots/NNNNNN/meshes/NAME");
+    rc = dem_h5u_write_array(g, "vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                             m->n_vert, 3, m->vertices, "m",
+                             "vertices (welded) as placed before any motion; a "
+                             "moving mesh's at a snapshot's time are "
+                             "/snapshots/NNNNNN/meshes/NAME");
     if (rc >= 0)
-      rc = write_rows3(g, "triangles", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                       m->n_tri, tri, "1",
-                       "each triangle's three vertices: rows of vertices");
+      rc = dem_h5u_write_array(
+          g, "triangles", H5T_STD_I64LE, H5T_NATIVE_INT64, m->n_tri, 3, tri,
+          "1", "each triangle's three vertices: rows of vertices");
     if (rc >= 0)
       rc = dem_h5u_attr(g, "moving", H5T_STD_I32LE, H5T_NATIVE_INT, &moving);
   }

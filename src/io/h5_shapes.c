@@ -5,36 +5,13 @@
 
 #include "io/h5_writer.h"
 
-/* A 1-D (cols 0) or 2-D dataset of g with its unit and description. */
-static herr_t write_array(hid_t g, const char *name, hid_t file_type,
-                          hid_t mem_type, size_t rows, size_t cols,
-                          const void *data, const char *unit,
-                          const char *description) {
-  hsize_t dims[2] = {rows, cols};
-  hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL), ds;
-  herr_t rc = -1;
-  if (space < 0)
-    return -1;
-  ds = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
-                  H5P_DEFAULT);
-  if (ds >= 0) {
-    rc = dem_h5u_doc(ds, unit, description);
-    if (rc >= 0 && rows)
-      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-    if (H5Dclose(ds) < 0)
-      rc = -1;
-  }
-  H5Sclose(space);
-  return rc;
-}
-
 static herr_t write_strings(hid_t g, const char *name, size_t rows,
                             const char **text, const char *description) {
   hid_t t = dem_h5u_string_type();
   herr_t rc;
   if (t < 0)
     return -1;
-  rc = write_array(g, name, t, t, rows, 0, text, "1", description);
+  rc = dem_h5u_write_array(g, name, t, t, rows, 0, text, "1", description);
   H5Tclose(t);
   return rc;
 }
@@ -124,32 +101,38 @@ herr_t dem_h5w_write_shapes(hid_t file, const struct dem_h5_shape *shapes,
                     "shape name, as in the config's shapes; row k is "
                     "the shape bodies/shape = k") >= 0 &&
       write_strings(g, "material", n, t.material, "material name") >= 0 &&
-      write_array(g, "n_spheres", I, L, n, 0, t.n_spheres, "1",
-                  "number of spheres") >= 0 &&
-      write_array(g, "mass", F, D, n, 0, t.mass, "kg", "mass") >= 0 &&
-      write_array(g, "volume", F, D, n, 0, t.volume, "m^3",
-                  "volume of the union of the spheres (overlaps once)") >= 0 &&
-      write_array(g, "inertia", F, D, n, 3, t.inertia, "kg m^2",
-                  "principal moments of inertia about the centre of mass, "
-                  "ascending") >= 0 &&
-      write_array(g, "centre_of_mass", F, D, n, 3, t.com, "m",
-                  "centre of mass in the shape's input frame (the config's "
-                  "sphere centres)") >= 0 &&
-      write_array(g, "principal_axes", F, D, n, 4, t.axes, "1",
-                  "unit quaternion (w, x, y, z) turning the principal frame "
-                  "into the input frame") >= 0 &&
-      write_array(g, "bounding_radius", F, D, n, 0, t.bounding, "m",
-                  "radius of the smallest sphere about the centre of mass "
-                  "that holds every sphere") >= 0 &&
-      write_array(g, "first_sphere", I, L, n + 1, 0, t.first, "1",
-                  "shape k's spheres are rows first_sphere[k] to "
-                  "first_sphere[k+1]-1 of sphere_offset and sphere_radius") >=
-          0 &&
-      write_array(g, "sphere_offset", F, D, total, 3, t.offset, "m",
-                  "sphere centre in the principal frame: a sphere is at "
-                  "bodies/position + bodies/orientation turning it") >= 0 &&
-      write_array(g, "sphere_radius", F, D, total, 0, t.radius, "m",
-                  "sphere radius") >= 0)
+      dem_h5u_write_array(g, "n_spheres", I, L, n, 0, t.n_spheres, "1",
+                          "number of spheres") >= 0 &&
+      dem_h5u_write_array(g, "mass", F, D, n, 0, t.mass, "kg", "mass") >= 0 &&
+      dem_h5u_write_array(
+          g, "volume", F, D, n, 0, t.volume, "m^3",
+          "volume of the union of the spheres (overlaps once)") >= 0 &&
+      dem_h5u_write_array(
+          g, "inertia", F, D, n, 3, t.inertia, "kg m^2",
+          "principal moments of inertia about the centre of mass, "
+          "ascending") >= 0 &&
+      dem_h5u_write_array(
+          g, "centre_of_mass", F, D, n, 3, t.com, "m",
+          "centre of mass in the shape's input frame (the config's "
+          "sphere centres)") >= 0 &&
+      dem_h5u_write_array(
+          g, "principal_axes", F, D, n, 4, t.axes, "1",
+          "unit quaternion (w, x, y, z) turning the principal frame "
+          "into the input frame") >= 0 &&
+      dem_h5u_write_array(
+          g, "bounding_radius", F, D, n, 0, t.bounding, "m",
+          "radius of the smallest sphere about the centre of mass "
+          "that holds every sphere") >= 0 &&
+      dem_h5u_write_array(
+          g, "first_sphere", I, L, n + 1, 0, t.first, "1",
+          "shape k's spheres are rows first_sphere[k] to "
+          "first_sphere[k+1]-1 of sphere_offset and sphere_radius") >= 0 &&
+      dem_h5u_write_array(
+          g, "sphere_offset", F, D, total, 3, t.offset, "m",
+          "sphere centre in the principal frame: a sphere is at "
+          "bodies/position + bodies/orientation turning it") >= 0 &&
+      dem_h5u_write_array(g, "sphere_radius", F, D, total, 0, t.radius, "m",
+                          "sphere radius") >= 0)
     rc = 0;
   if (H5Gclose(g) < 0)
     rc = -1;

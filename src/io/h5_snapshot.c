@@ -28,8 +28,7 @@ static size_t type_size(enum dem_h5_type t) {
 /* One column as dataset `name` of group g. */
 static herr_t write_column(hid_t g, const char *name,
                            const struct dem_h5_column *f) {
-  hsize_t dims[2] = {f->rows, f->cols};
-  herr_t rc = -1;
+  herr_t rc;
   const void *data = f->data;
   void *gathered = NULL;
   if ((f->order || f->row) && f->rows) {
@@ -46,22 +45,8 @@ static herr_t write_column(hid_t g, const char *name,
     }
     data = gathered;
   }
-  hid_t space = H5Screate_simple(f->cols ? 2 : 1, dims, NULL), ds;
-  if (space < 0) {
-    free(gathered);
-    return -1;
-  }
-  ds = H5Dcreate2(g, name, file_type_of(f->type), space, H5P_DEFAULT,
-                  H5P_DEFAULT, H5P_DEFAULT);
-  if (ds >= 0) {
-    rc = dem_h5u_doc(ds, f->unit, f->description);
-    if (rc >= 0 && f->rows)
-      rc = H5Dwrite(ds, mem_type_of(f->type), H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    data);
-    if (H5Dclose(ds) < 0)
-      rc = -1;
-  }
-  H5Sclose(space);
+  rc = dem_h5u_write_array(g, name, file_type_of(f->type), mem_type_of(f->type),
+                           f->rows, f->cols, data, f->unit, f->description);
   free(gathered);
   return rc;
 }

@@ -69,4 +69,17 @@ herr_t dem_h5u_attr(hid_t loc, const char *name, hid_t file_type,
 herr_t dem_h5u_string_attr(hid_t loc, const char *name, const char *value);
 herr_t dem_h5u_doc(hid_t ds, const char *unit, const char *description);
 
+/* A fixed 1-D (cols 0) or rows x cols dataset `name` of g, written from
+ * data (nothing to write when rows is 0), with its unit and
+ * description. */
+herr_t dem_h5u_write_array(hid_t g, const char *name, hid_t file_type,
+                           hid_t mem_type, size_t rows, size_t cols,
+                           const void *data, const char *unit,
+                           const char *description);
+
+/* Appends n rows (of cols values; 0: a 1-D series) to the extendible
+ * dataset ds, which holds `start` rows: extends it and writes buf. */
+herr_t dem_h5u_append(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                      hid_t mem_type, const void *buf);
+
 #endif

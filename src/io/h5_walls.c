@@ -237,25 +237,13 @@ dem_status dem_h5_walls_append(struct dem_h5_writer *w, const double *rows,
   double *buf = malloc(n * 3 * sizeof *buf);
   if (!buf)
     return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
-  hsize_t start[2] = {w->energy_rows, 0}, count[2] = {n, 3},
-          size[2] = {w->energy_rows + n, 3};
   for (size_t k = 0; k < 2 * w->n_walls && !st; k++) {
-    hid_t fs = -1, ms = -1, ds = w->walls[k];
-    herr_t rc = -1;
     for (size_t i = 0; i < n; i++) /* wall k/2's force or torque */
       memcpy(buf + 3 * i, rows + (i * w->n_walls + k / 2) * 6 + 3 * (k % 2),
              3 * sizeof *buf);
-    if (H5Dset_extent(ds, size) >= 0 && (fs = H5Dget_space(ds)) >= 0 &&
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >=
-            0 &&
-        (ms = H5Screate_simple(2, count, NULL)) >= 0)
-      rc = H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf);
-    if (rc < 0)
+    if (dem_h5u_append(w->walls[k], w->energy_rows, n, 3, H5T_NATIVE_DOUBLE,
+                       buf) < 0)
       st = dem_h5u_fail(w->path, "cannot append the walls' rows");
-    if (ms >= 0)
-      H5Sclose(ms);
-    if (fs >= 0)
-      H5Sclose(fs);
   }
   free(buf);
   return st;
