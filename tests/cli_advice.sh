@@ -1,17 +1,8 @@
 #!/usr/bin/env bash
 # The advice dem gives before a run: the time-step checks (Rayleigh for spheres, the contact time for clumps) and the warning for rotation integrators that hold the torque over a step.
 # Usage: bash tests/cli_advice.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
+NAME=cli_advice
+. "$(dirname "$0")/lib.sh"
 # check NAME ARGS...: runs dem check, keeps its stderr in $err.
 check() {
   local name=$1

@@ -1,20 +1,9 @@
 #!/usr/bin/env bash
 # Feeds dem every bad input of tests/bad_inputs/cases.txt: exit code, one clear message, no output file touched.
 # Usage: bash tests/cli_bad_inputs.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
+NAME=cli_bad_inputs
+. "$(dirname "$0")/lib.sh"
 CASES="$SRC/tests/bad_inputs"
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
 trim() {
   local s="$1"
   s="${s#"${s%%[![:space:]]*}"}"

@@ -4,21 +4,9 @@
 # DEM_BINARY's directory is the build tree installed (nothing is rebuilt).
 # The program uses only include/dem/: it prints DEM_VERSION and runs
 # dem_run in check mode on an installed example.
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
+NAME=cli_install
+. "$(dirname "$0")/lib.sh"
 BUILD=$(dirname "$DEM")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
 finish() {
   echo "cli_install: $pass passed, $fail failed"
   [ "$fail" -eq 0 ]

@@ -1,21 +1,9 @@
 #!/usr/bin/env bash
 # The command line: every spelling of the options works, every command answers --help, and a bad command line gets one line and exit code 2.
 # Usage: bash tests/cli_options.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+NAME=cli_options
+. "$(dirname "$0")/lib.sh"
 cp "$SRC/tests/bad_inputs/valid.yaml" .
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
 # run_dem ARGS...: sets rc, out (stdout) and err (stderr).
 run_dem() {
   "$DEM" "$@" > stdout 2> stderr

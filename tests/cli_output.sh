@@ -1,32 +1,15 @@
 #!/usr/bin/env bash
 # Output a scientist can read: units and descriptions on every dataset, /shapes, /config as text (tests/output_check.py); the XDMF sidecar's spheres and bodies with their velocities, every data item resolved (tests/xdmf_check.py), also after a restart; and ParaView's readers on it (tests/paraview_load.py, when pvbatch and xvfb-run are installed).
 # Usage: bash tests/cli_output.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-PY=/usr/bin/python3 # Debian's, with numpy and h5py
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
+NAME=cli_output
+. "$(dirname "$0")/lib.sh"
+need_python numpy h5py
 # expect NAME COMMAND...: the command succeeds (its output shown if not)
 expect() {
   local name=$1
   shift
   if "$@" > out 2>&1; then ok; else bad "$name: $(cat out)"; fi
 }
-if ! "$PY" -c 'import numpy, h5py' 2> err; then
-  echo "FAIL: $PY lacks numpy or h5py (apt-get install python3-numpy python3-h5py): $(cat err)"
-  echo "cli_output: 0 passed, 1 failed"
-  exit 1
-fi
 
 # 1. Rods (one shape, three spheres each) and chess pieces (six shapes of
 #    100 overlapping spheres, bodies put in spatial order).

@@ -3,12 +3,9 @@
 # Usage: bash tests/cli_output_faults.sh DEM_BINARY SOURCE_DIR
 # The full-disk part mounts small tmpfs file systems (root only: skipped
 # with a note otherwise); every wait is for a condition, with a time limit.
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-pass=0
-fail=0
-work=$(mktemp -d)
+NAME=cli_output_faults
+. "$(dirname "$0")/lib.sh"
+need_python h5py
 mounts=()
 bg=()
 cleanup() {
@@ -20,13 +17,7 @@ trap cleanup EXIT
 trap 'exit 143' INT TERM
 # Readers open files that a run may still be writing (h5py locks by default).
 export HDF5_USE_FILE_LOCKING=FALSE
-cd "$work" || exit 1
 
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
 note() { echo "note: $*"; }
 # expect RC WHAT TEXT: the last run's exit code ($rc) and stderr (err).
 expect() {
@@ -54,18 +45,6 @@ wait_for() {
   return 0
 }
 
-PY=""
-for p in python3 /usr/bin/python3; do
-  if command -v "$p" > /dev/null && "$p" -c 'import h5py' 2> /dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "FAIL: no python3 with h5py (apt-get install python3-h5py)"
-  echo "cli_output_faults: 0 passed, 1 failed"
-  exit 1
-fi
 # readable FILE: every dataset and attribute reads; prints snapshots and
 # energy rows ("S R").
 cat > readable.py << 'EOF'

@@ -1,20 +1,8 @@
 #!/usr/bin/env bash
 # Progress in a log: with stderr not a terminal, dem run prints a progress line (step, t, steps/s, ETA, energy drift) every DEM_PROGRESS_INTERVAL seconds of wall time (10 by default).
 # Usage: bash tests/cli_progress.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
+NAME=cli_progress
+. "$(dirname "$0")/lib.sh"
 now() { date +%s.%N; }
 calc() { awk "BEGIN { print ($1) }"; } # floating point, as bc would (awk is everywhere)
 

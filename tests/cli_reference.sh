@@ -1,19 +1,8 @@
 #!/usr/bin/env bash
 # dem operators and dem schemes speak to users: no internal names in the documentation of operators, rotation integrators, contact models and named schemes, and a paper cited in full (journal, volume, year, page) wherever an equation, appendix or section is named.
 # Usage: bash tests/cli_reference.sh DEM_BINARY SOURCE_DIR
-set -u
-DEM=$(realpath "$1")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
+NAME=cli_reference
+. "$(dirname "$0")/lib.sh"
 
 "$DEM" operators > operators.txt || bad "dem operators failed"
 : > schemes.txt

@@ -2,33 +2,9 @@
 # Restart and thread-count runs end bitwise the same: 2N steps vs N + N (every scheme), after SIGKILL/SIGTERM, 1 vs 2 threads, bodies in spatial order or not.
 # Usage: bash tests/cli_restart.sh DEM_BINARY SOURCE_DIR
 # DEM_TEST_QUICK=1 (the sanitizer build) runs fewer schemes, kills and signals.
-set -u
-DEM=$(realpath "$1")
-SRC=$(realpath "$2")
-pass=0
-fail=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
-
-PY=""
-for p in python3 /usr/bin/python3; do
-  if command -v "$p" > /dev/null && "$p" -c 'import h5py' 2> /dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "FAIL: no python3 with h5py (apt-get install python3-h5py)"
-  echo "cli_restart: 0 passed, 1 failed"
-  exit 1
-fi
+NAME=cli_restart
+. "$(dirname "$0")/lib.sh"
+need_python h5py
 
 # same A.h5 B.h5: the last snapshots hold bitwise the same bodies, spheres
 # and integrator state, and the energy rows of the steps both files have
