@@ -12,33 +12,9 @@ need_python h5py
 cat > same.py << 'EOF'
 import sys
 import h5py
+from same_run import differences
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-la = a["snapshots"][sorted(a["snapshots"])[-1]]
-lb = b["snapshots"][sorted(b["snapshots"])[-1]]
-bad = []
-for k in ("step", "time"):
-    if la.attrs[k] != lb.attrs[k]:
-        bad.append("%s %r != %r" % (k, la.attrs[k], lb.attrs[k]))
-for g in ("bodies", "spheres", "state"):
-    names = sorted(set(la[g]) | set(lb[g]))
-    for n in names:
-        if n not in la[g] or n not in lb[g]:
-            bad.append("%s/%s missing" % (g, n))
-            continue
-        x, y = la[g][n][()], lb[g][n][()]
-        if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
-            bad.append("%s/%s differs" % (g, n))
-ea, eb = a["energy"], b["energy"]
-ra = {int(s): i for i, s in enumerate(ea["step"][()])}
-rb = {int(s): i for i, s in enumerate(eb["step"][()])}
-common = sorted(set(ra) & set(rb))
-cols = [c for c in ea if c != "step"]
-diff = [s for s in common
-        if any(ea[c][ra[s]].tobytes() != eb[c][rb[s]].tobytes() for c in cols)]
-if len(common) < min(len(ra), len(rb)):
-    bad.append("energy: only %d common steps of %d and %d" % (len(common), len(ra), len(rb)))
-if diff:
-    bad.append("energy rows differ at %d steps, first %d" % (len(diff), diff[0]))
+bad = differences(a, b, groups=("bodies", "spheres", "state"), most_missing=0)
 for f in (a, b):
     steps = list(f["energy/step"][()])
     if steps != sorted(set(steps)):

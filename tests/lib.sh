@@ -7,6 +7,8 @@ fail=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
+# tests/same_run.py and the like, importable by the tests' python checks
+export PYTHONPATH="$SRC/tests${PYTHONPATH:+:$PYTHONPATH}"
 
 ok() { pass=$((pass + 1)); }
 bad() {
