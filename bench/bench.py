@@ -151,8 +151,10 @@ def dem_run(dem, cfg, threads, work):
 
 # ---- LAMMPS -------------------------------------------------------------
 
-LAMMPS_INPUT = """\
-# rods box for bench/bench.py: {n_rods} rods as rigid bodies
+# The rigid clumps of spheres and their granular law, as LAMMPS holds
+# them (read_data {data}, pair coefficients {law}, skin {skin}): the start
+# of this harness's and bench/dense.py's inputs.
+LAMMPS_RIGID_SETUP = """\
 units si
 atom_style sphere
 atom_modify map array
@@ -166,6 +168,11 @@ pair_coeff * * {law}
 neighbor {skin!r} bin
 neigh_modify delay 0 every 1 check yes exclude molecule/intra all
 fix rig all rigid/small molecule
+"""
+
+LAMMPS_INPUT = """\
+# rods box for bench/bench.py: {n_rods} rods as rigid bodies
+""" + LAMMPS_RIGID_SETUP + """\
 fix wx all wall/gran granular {law} xplane 0 {L!r}
 fix wy all wall/gran granular {law} yplane 0 {L!r}
 fix wz all wall/gran granular {law} zplane 0 {L!r}

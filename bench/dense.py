@@ -43,19 +43,7 @@ import demfile  # noqa: E402
 
 LAMMPS_INPUT = """\
 # settled pile for bench/dense.py: {n_bodies} rigid bodies
-units si
-atom_style sphere
-atom_modify map array
-boundary f f f
-newton off
-comm_modify vel yes
-fix m all property/atom mol ghost yes
-read_data {data} fix m NULL Molecules
-pair_style granular
-pair_coeff * * {law}
-neighbor {skin!r} bin
-neigh_modify delay 0 every 1 check yes exclude molecule/intra all
-fix rig all rigid/small molecule
+""" + bench.LAMMPS_RIGID_SETUP + """\
 fix g all gravity {g!r} vector 0 0 -1
 fix wx all wall/gran granular {law} xplane {lo[0]!r} {hi[0]!r}
 fix wy all wall/gran granular {law} yplane {lo[1]!r} {hi[1]!r}
