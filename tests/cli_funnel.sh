@@ -22,10 +22,11 @@ fi
 # then, with work dissipated since.
 if "$PY" - pile.h5 > out 2>&1 << 'PYEOF'; then ok; else bad "energy balance: $(cat out)"; fi
 import sys, h5py, numpy as np, yaml
+from demfile import energy_balance
 f = h5py.File(sys.argv[1], "r")
 e = f["energy"]
 t, E, D, W, I = (e[k][()] for k in ("time", "total", "dissipated", "wall_work", "inserted"))
-b = E + D - W - I
+b = energy_balance({k: v[()] for k, v in e.items()})
 scale = abs(E[0]) + np.max(np.abs(I - I[0]))
 whole = np.max(np.abs(b - b[0])) / scale
 end = yaml.safe_load(f["config"][()])["particles"][0]["insert"]["end"]

@@ -66,11 +66,12 @@ for dt in 3.2e-5 1.6e-5; do
 done
 if "$PY" - pour_3.2e-5.h5 pour_1.6e-5.h5 > out 2>&1 << 'PYEOF'; then ok; else bad "$(cat out)"; fi
 import sys, h5py, numpy as np
+from demfile import energy_balance
 err = []
 for p in sys.argv[1:]:
     e = h5py.File(p, "r")["energy"]
-    E, D, W, I = (e[c][()] for c in ("total", "dissipated", "wall_work", "inserted"))
-    b = E + D - W - I
+    E, I = e["total"][()], e["inserted"][()]
+    b = energy_balance({k: v[()] for k, v in e.items()})
     scale = abs(E[0]) + np.max(np.abs(I - I[0]))
     err.append(np.max(np.abs(b - b[0])) / scale)
     print("%s: inserted %.4g J, balance max %.3e" % (p, I[-1], err[-1]))

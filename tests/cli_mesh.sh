@@ -164,10 +164,11 @@ output: {snapshot_interval: 0.05, energy_interval: 0.002}
 EOF
 cat > balance.py << 'EOF'
 import sys, h5py, numpy as np
-e = h5py.File(sys.argv[1], 'r')['energy']
-E, D, W = e['total'][()], e['dissipated'][()], e['wall_work'][()]
+from demfile import energy_balance
+e = {k: v[()] for k, v in h5py.File(sys.argv[1], 'r')['energy'].items()}
+E, W = e['total'], e['wall_work']
 scale = max(abs(E[0]), np.max(np.abs(E)), np.max(np.abs(W)))
-err = np.max(np.abs(E + D - W - E[0])) / scale
+err = np.max(np.abs(energy_balance(e) - E[0])) / scale
 if abs(W[-1]) < 0.1 * scale or err > 1e-3:
     sys.exit('wall work %g J, energy scale %g J, balance off by %.3g of it' % (W[-1], scale, err))
 print('balance %.3g, wall work %g J' % (err, W[-1]))

@@ -26,9 +26,10 @@ fi
 # check worth something: the balls fell out and the contacts dissipated.
 if "$PY" - silo.h5 > out 2>&1 << 'PYEOF'; then ok; else bad "energy balance: $(cat out)"; fi
 import sys, h5py, numpy as np
-e = h5py.File(sys.argv[1], "r")["energy"]
-E, D, W = e["total"][()], e["dissipated"][()], e["wall_work"][()]
-b = E + D - W
+from demfile import energy_balance
+e = {k: v[()] for k, v in h5py.File(sys.argv[1], "r")["energy"].items()}
+D, W = e["dissipated"], e["wall_work"]
+b = energy_balance(e)
 dev = np.max(np.abs(b - b[0])) / abs(b[0])
 print("largest |E + D - W - E0| / E0 = %.3g; wall work %.4g J, dissipated "
       "%.4g J, E0 %.4g J" % (dev, W[-1], D[-1], b[0]))

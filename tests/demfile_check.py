@@ -82,6 +82,13 @@ def main(path, version, work):
         check(n > 2 and all(len(v) == n for v in e.values()), "energy columns of unequal length")
         check(abs(e["time"][-1] - 0.01) < 1e-9, f"energy ends at t = {e['time'][-1]}")
         check(np.allclose(e["total"], e["total"][0], rtol=1e-12), "energy not constant in free flight")
+        # the balance's W: dissipated - wall_work - inserted, each column
+        # (zero here) made up to see its sign, and a missing one as zero
+        made = dict(e, dissipated=e["time"] * 2, wall_work=e["time"] * 3, inserted=e["time"] * 5)
+        check(np.allclose(demfile.energy_exchanged(made), -6 * e["time"]), "energy_exchanged: signs")
+        del made["inserted"]
+        check(np.allclose(demfile.energy_balance(made), e["total"] - e["time"]),
+              "energy_balance: a missing column is not zero")
         text = run.config_text()
         check(isinstance(text, str) and "end_time: 0.01" in text, "config_text: not the config")
         check(run.config()["simulation"]["seed"] == 5, "config(): seed not 5")

@@ -7,8 +7,9 @@ fail=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-# tests/same_run.py and the like, importable by the tests' python checks
-export PYTHONPATH="$SRC/tests${PYTHONPATH:+:$PYTHONPATH}"
+# tests/same_run.py and tools/demfile.py, importable by the tests' python
+# checks
+export PYTHONPATH="$SRC/tests:$SRC/tools${PYTHONPATH:+:$PYTHONPATH}"
 
 ok() { pass=$((pass + 1)); }
 bad() {

@@ -82,6 +82,24 @@ def open_dem_file(path):
     return f
 
 
+def energy_exchanged(e):
+    """W of the energy balance, from an energy() dict: the work the contacts
+    dissipated, less the work moving walls did and the energy inserted
+    bodies brought in (a column an older file lacks counts as zero), so
+    that total + W stays constant but for the time step's error."""
+    w = np.zeros_like(e["total"])
+    for name, sign in (("dissipated", 1), ("wall_work", -1), ("inserted", -1)):
+        if name in e:
+            w = w + sign * e[name]
+    return w
+
+
+def energy_balance(e):
+    """total + W (energy_exchanged): constant but for the time step's
+    error."""
+    return e["total"] + energy_exchanged(e)
+
+
 def open_run(path):
     """The dem output file at path as a Run (use it in a with statement);
     ValueError if it is missing, not HDF5, or not written by dem."""

@@ -121,8 +121,7 @@ def main():
     print("dynamic angle of repose: %.2f deg (standard deviation %.2f deg, "
           "%d snapshots)" % (ok.mean(), ok.std(ddof=1) if len(ok) > 1 else 0,
                              len(ok)))
-    total = e["total"] + e.get("dissipated", 0 * e["total"]) - e.get(
-        "wall_work", 0 * e["total"])
+    total = demfile.energy_balance(e)
     bal = (total - total[0]) / abs(total[0])
     print("energy balance (E + D - W - E0) / |E0|: largest %.3g, at the end "
           "%.3g; wall work %.4g J, dissipated %.4g J, E0 %.4g J"

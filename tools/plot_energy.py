@@ -38,10 +38,7 @@ def read_energy(path):
         scheme, dt = run.scheme or "", run.time_step
     if len(e.get("total", [])) == 0:
         raise ValueError(f"{path}: no energy rows")
-    w = 0 * e["total"]
-    for name, sign in (("dissipated", 1), ("wall_work", -1), ("inserted", -1)):
-        if name in e:  # older files lack the later columns
-            w = w + sign * e[name]
+    w = demfile.energy_exchanged(e)
     if not np.any(w != 0):
         w = None  # a conservative run: nothing to balance
     return e["time"], e["total"], w, scheme, dt
