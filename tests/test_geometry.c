@@ -1,6 +1,7 @@
 /* Mesh geometry: closest points on triangles against a brute-force search,
- * STL files (ASCII and binary) of a cube, its patches, bad files, and a
- * moving mesh placed exactly. */
+ * STL files (ASCII and binary) of a cube, its patches, bad files, a
+ * moving mesh placed exactly, and meshes joined to their periodic
+ * copies. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -206,6 +207,127 @@ START_TEST(moving_mesh_is_placed_exactly) {
 }
 END_TEST
 
+/* A profile z(x) along x, uniform in y over [0, w]: the strip between
+ * x[k] and x[k + 1] as two triangles, k < n - 1; into tri (2 (n - 1)). */
+static size_t profile(const double *x, const double *z, size_t n, double w,
+                      double (*tri)[3][3]) {
+  size_t t = 0;
+  for (size_t k = 0; k + 1 < n; k++) {
+    const double a[3] = {x[k], 0, z[k]}, b[3] = {x[k + 1], 0, z[k + 1]},
+                 c[3] = {x[k + 1], w, z[k + 1]}, d[3] = {x[k], w, z[k]};
+    memcpy(tri[t][0], a, sizeof a), memcpy(tri[t][1], b, sizeof b);
+    memcpy(tri[t++][2], c, sizeof c);
+    memcpy(tri[t][0], a, sizeof a), memcpy(tri[t][1], c, sizeof c);
+    memcpy(tri[t++][2], d, sizeof d);
+  }
+  return t;
+}
+
+/* Whether edge j of triangle t runs along y at x (both ends there). */
+static int edge_at(const struct dem_mesh *m, size_t t, int j, double x) {
+  return m->rest[m->tri[t][j]][0] == x &&
+         m->rest[m->tri[t][(j + 1) % 3]][0] == x;
+}
+
+/* A ridge z = |x - 0.15| over [0, 0.3] x [0, 0.2], periodic along x and
+ * y: its crest at x = 0 and x = 0.3 (the second 3e-9 off, as a binary
+ * STL's single precision puts it) is one edge of the surface, shared by
+ * the two slopes and owned by the lower; the edges on y = 0 and y = 0.2
+ * are inside their slope. 1e-5 of the period off, the ends stay apart. */
+START_TEST(periodic_join_shares_edges_across_the_boundary) {
+  const double lo[3] = {0, 0, 0}, period[3] = {0.3, 0.2, 0};
+  const double z[3] = {0.15, 0, 0.15};
+  for (int far = 0; far < 2; far++) {
+    const double x[3] = {0, 0.15, far ? 0.3 + 3e-6 : 0.3 + 3e-9};
+    double tri[4][3][3];
+    size_t n = profile(x, z, 3, 0.2, tri);
+    struct dem_mesh m = {0};
+    m.name = strdup("ridge");
+    ck_assert_int_eq(dem_mesh_build(&m, "ridge", tri, n), DEM_OK);
+    ck_assert_uint_eq(m.n_patches, 2);
+    for (size_t t = 0; t < n; t++)
+      for (int j = 0; j < 3; j++)
+        if (edge_at(&m, t, j, x[0]) || edge_at(&m, t, j, x[2]))
+          ck_assert_int_eq(m.edge_shared[t][j], 0); /* free border */
+    ck_assert_int_eq(dem_mesh_join_periodic(&m, lo, period), DEM_OK);
+    ck_assert_uint_eq(m.joined, (far ? 2u : 3u)); /* x (unless far) and y */
+    ck_assert_uint_eq(m.n_patches, 2);
+    int crest = 0;
+    for (size_t t = 0; t < n; t++)
+      for (int j = 0; j < 3; j++) {
+        const double *a = m.rest[m.tri[t][j]],
+                     *b = m.rest[m.tri[t][(j + 1) % 3]];
+        if (edge_at(&m, t, j, x[0]) || edge_at(&m, t, j, x[2])) {
+          crest++;
+          ck_assert_int_eq(m.edge_shared[t][j], !far);
+          ck_assert_int_eq(m.edge_owner[t][j], far ? m.patch[t] : 0);
+        } else if (a[1] == b[1]) { /* along x, on y = 0 or y = 0.2 */
+          ck_assert_int_eq(m.edge_shared[t][j], 0);
+        }
+      }
+    ck_assert_int_eq(crest, 2);
+    for (size_t t = 0; t < n; t++)
+      for (int k = 0; k < 3; k++)
+        if (m.rest[m.tri[t][k]][0] != x[1]) { /* a crest corner */
+          ck_assert_int_eq(m.vertex_shared[t][k], !far);
+          ck_assert_int_eq(m.vertex_owner[t][k], far ? m.patch[t] : 0);
+        }
+    dem_mesh_release(&m);
+  }
+}
+END_TEST
+
+/* Flat, a bump, flat, along x over one period: the two flat ends meet
+ * only across the boundary, in one plane, and become one patch. */
+START_TEST(periodic_join_merges_flat_patches_in_one_plane) {
+  const double lo[3] = {0, 0, 0}, period[3] = {0.3, 0, 0};
+  const double x[5] = {0, 0.1, 0.15, 0.2, 0.3}, z[5] = {0, 0, 0.02, 0, 0};
+  double tri[8][3][3];
+  size_t n = profile(x, z, 5, 0.2, tri);
+  struct dem_mesh m = {0};
+  m.name = strdup("bump");
+  ck_assert_int_eq(dem_mesh_build(&m, "bump", tri, n), DEM_OK);
+  ck_assert_uint_eq(m.n_patches, 4);
+  ck_assert_int_ne(m.patch[0], m.patch[n - 1]);
+  ck_assert_int_eq(dem_mesh_join_periodic(&m, lo, period), DEM_OK);
+  ck_assert_uint_eq(m.joined, 1u);
+  ck_assert_uint_eq(m.n_patches, 3);
+  ck_assert_int_eq(m.patch[0], m.patch[n - 1]);
+  int seen = 0;
+  for (size_t t = 0; t < 2; t++) /* the join: inside the merged patch */
+    for (int j = 0; j < 3; j++)
+      if (edge_at(&m, t, j, 0.0)) {
+        seen++;
+        ck_assert_int_eq(m.edge_shared[t][j], 0);
+      }
+  ck_assert_int_eq(seen, 1);
+  dem_mesh_release(&m);
+  /* Rising at slope 1 through the boundary (z = x + 0.1 from x = 0,
+   * z = x - 0.2 up to x = 0.3, a drop between): the first slope's copy a
+   * period on continues the last one's plane, but the first itself lies
+   * in another plane: not one patch, but the edge is shared. */
+  const double xs[4] = {0, 0.1, 0.2, 0.3}, zs[4] = {0.1, 0.2, 0, 0.1};
+  n = profile(xs, zs, 4, 0.2, tri);
+  m = (struct dem_mesh){0};
+  m.name = strdup("slope");
+  ck_assert_int_eq(dem_mesh_build(&m, "slope", tri, n), DEM_OK);
+  ck_assert_int_eq(dem_mesh_join_periodic(&m, lo, period), DEM_OK);
+  ck_assert_uint_eq(m.joined, 1u);
+  ck_assert_uint_eq(m.n_patches, 3);
+  ck_assert_int_ne(m.patch[0], m.patch[n - 1]);
+  seen = 0;
+  for (size_t t = 0; t < 2; t++)
+    for (int j = 0; j < 3; j++)
+      if (edge_at(&m, t, j, 0.0)) {
+        seen++;
+        ck_assert_int_eq(m.edge_shared[t][j], 1);
+        ck_assert_int_eq(m.edge_owner[t][j], 0);
+      }
+  ck_assert_int_eq(seen, 1);
+  dem_mesh_release(&m);
+}
+END_TEST
+
 static Suite *geometry_suite(void) {
   Suite *s = suite_create("geometry");
   TCase *tc = tcase_create("core");
@@ -213,6 +335,8 @@ static Suite *geometry_suite(void) {
   tcase_add_test(tc, stl_cube_ascii_and_binary);
   tcase_add_test(tc, bad_stl_files_say_why);
   tcase_add_test(tc, moving_mesh_is_placed_exactly);
+  tcase_add_test(tc, periodic_join_shares_edges_across_the_boundary);
+  tcase_add_test(tc, periodic_join_merges_flat_patches_in_one_plane);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -89,6 +89,7 @@ static DEM_ALWAYS_INLINE void dem_mesh_kinematics(const struct dem_sim *sim,
   double p[3], vw[3], vm[3];
   v3_copy(p, sim->s.x[i]);
   v3_axpy(p, -g->arm_i / g->dist, g->d);
+  v3_sub(p, p, g->shift); /* on the mesh, not on its periodic copy */
   dem_mesh_velocity(m, sim->t_eval, p, vw);
   dem_mesh_velocity(m, sim->t_eval - 0.5 * g->dt, p, vm);
   v3_sub(g->v, g->v, vw);
@@ -112,6 +113,7 @@ static DEM_ALWAYS_INLINE double dem_mesh_power(const struct dem_sim *sim, int i,
   double p[3], vw[3];
   v3_copy(p, sim->s.x[i]);
   v3_axpy(p, -g->arm_i / g->dist, g->d);
+  v3_sub(p, p, g->shift); /* on the mesh, not on its periodic copy */
   dem_mesh_velocity(m, t, p, vw);
   double power = v3_dot(f, vw);
   if (mr && t >= m->motion.start)
@@ -151,7 +153,8 @@ static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
 /* The geometry of wall contact k when its wall is a mesh patch; 0 when the
  * sphere does not touch it (or another patch answers for the point). The
  * normal points from the closest point to the centre (triangles are
- * two-sided). */
+ * two-sided); g->shift is the periods the patch's copy the sphere touches
+ * is moved by (0 without periodic axes). */
 static inline int dem_mesh_touch(const struct dem_sim *sim, size_t k,
                                  struct dem_pair *g) {
   const struct dem_contact_list *c = &sim->wall_contacts;
@@ -159,7 +162,7 @@ static inline int dem_mesh_touch(const struct dem_sim *sim, size_t k,
   const double r = c->rsum[k];
   double cp[3];
   int feature, tri;
-  double d2 = dem_mesh_patch_closest(sim, k, cp, &feature, &tri);
+  double d2 = dem_mesh_patch_closest(sim, k, cp, &feature, &tri, g->shift);
   v3_sub(g->d, sim->s.x[i], cp);
   if (!(d2 < r * r) || !(d2 > 0) ||
       !dem_mesh_patch_answers(sim, k, d2, feature, tri))

@@ -32,7 +32,8 @@ struct dem_pair {
                                   work over the step is its mean over the
                                   step . v_move dt */
   double dt; /* time the history advances by (0 at the first evaluation) */
-  double shift[3]; /* periodic runs: x_i - x_j less d, whole periods */
+  double shift[3]; /* periodic runs: x_i - x_j less d, whole periods (a
+                      mesh contact: its patch copy's periods) */
 };
 
 /* What a kernel returns for one contact. */

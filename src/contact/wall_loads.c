@@ -88,7 +88,7 @@ void dem_contact_wall_loads(const struct dem_sim *sim, double (*point)[3],
   for (size_t id = 0; id < s->n; id++) {
     const size_t i = s->index_of[id];
     for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++) {
-      struct dem_pair g;
+      struct dem_pair g = {0};
       const long slot = slot_of(sim, wc->ij[k][1], n_box);
       /* A contact that does not touch has no force (the loop cleared
        * it); one that does is where the force was evaluated: nothing
@@ -98,6 +98,8 @@ void dem_contact_wall_loads(const struct dem_sim *sim, double (*point)[3],
       double p[3], arm[3], f[3], t[3];
       v3_copy(p, s->x[i]); /* the contact point, as the loop takes it */
       v3_axpy(p, -g.arm_i / g.dist, g.d);
+      if (wc->ij[k][1] >= DEM_N_WALLS) /* on the mesh, not a periodic copy */
+        v3_sub(p, p, g.shift);
       v3_sub(arm, p, point[slot]);
       v3_scale(f, wc->force[k], -1.0); /* the reaction on the wall */
       v3_cross(t, arm, f);

@@ -34,6 +34,9 @@ struct dem_mesh {
   double (*v)[3];      /* vertices now */
   double (*normal)[3]; /* per triangle now, unit, (b - a) x (c - a) */
   struct dem_motion motion;
+  /* Periodic axes (bit k) along which the mesh meets its own image
+   * (dem_mesh_join_periodic). */
+  unsigned joined;
 };
 
 /* The mesh of n triangles tri (3 vertices each, already scaled, rotated
@@ -44,6 +47,21 @@ struct dem_mesh {
  * DEM_ERR_CONFIG naming the triangle (1-based) of `name`. */
 dem_status dem_mesh_build(struct dem_mesh *m, const char *name,
                           const double (*tri)[3][3], size_t n);
+
+/* How near, relative to the period, a vertex and the image of another
+ * must be to be one vertex of a periodic surface (a binary STL holds
+ * coordinates to 6e-8 of their size). */
+#define DEM_MESH_PERIODIC_JOIN 1e-6
+
+/* Joins the mesh (as built, at rest) to its images along the periodic
+ * axes (period[k] > 0; the box starts at lo): vertices that coincide
+ * modulo whole periods, within DEM_MESH_PERIODIC_JOIN of a period, are
+ * one vertex of the periodic surface. Triangles that meet across a
+ * periodic boundary then share that edge: flat patches join across it
+ * (when their plane holds the periods between the two copies) and its
+ * edges and vertices get one owner, as inside the mesh. Sets m->joined. */
+dem_status dem_mesh_join_periodic(struct dem_mesh *m, const double lo[3],
+                                  const double period[3]);
 
 /* The vertices and normals at time t (the rest placement before the
  * motion's start). */

@@ -240,6 +240,7 @@ dem_status dem_setup(const struct dem_config *cfg, struct dem_sim *sim,
       (st = dem_setup_particles(root, sim)) ||
       (st = read_output(cfg, root, out)) ||
       (st = dem_setup_contact(root, sim)) || (st = check_periodic(root, sim)) ||
+      (st = dem_setup_mesh_copies(root, sim)) ||
       (st = check_time_step(root, sim)))
     return st;
   return DEM_OK;

@@ -53,6 +53,12 @@ dem_status dem_setup_insert(const struct dem_node *list,
 /* domain.meshes: triangle-mesh walls (after the materials). */
 dem_status dem_setup_meshes(const struct dem_config *cfg,
                             const struct dem_node *root, struct dem_sim *sim);
+/* With periodic axes (after the particles and the contact settings):
+ * refuses a mesh patch that one sphere could touch at two of its copies
+ * a period apart, and a turning mesh joined to its own copy across a
+ * boundary the turn would break (docs/walls.md). */
+dem_status dem_setup_mesh_copies(const struct dem_node *root,
+                                 const struct dem_sim *sim);
 /* Path of `file` relative to the directory of the config file (caller
  * frees; NULL when out of memory). */
 char *dem_setup_relative_path(const char *config_path, const char *file);

@@ -150,6 +150,126 @@ static dem_status read_mesh(const struct dem_config *cfg,
   return DEM_OK;
 }
 
+/* With periodic axes, the mesh joined to its copies a period away
+ * (dem_mesh_join_periodic). */
+static dem_status join_copies(const struct dem_sim *sim,
+                              const struct dem_node *mesh, struct dem_mesh *m) {
+  const struct dem_walls *wl = &sim->walls;
+  double period[3];
+  if (!wl->periodic)
+    return DEM_OK;
+  for (int k = 0; k < 3; k++)
+    period[k] = wl->periodic >> k & 1u ? wl->hi[k] - wl->lo[k] : 0.0;
+  dem_status st = dem_mesh_join_periodic(m, wl->lo, period);
+  if (st) {
+    const struct dem_node *at = dem_node_get(mesh, "file");
+    dem_error_locate(dem_node_file(at), dem_node_line(at), dem_node_col(at));
+  }
+  return st;
+}
+
+/* The extent along axis k of each patch of m (its vertices at rest), or,
+ * when `turning`, the diagonal of its box (what any turn keeps it in). */
+static void patch_extents(const struct dem_mesh *m, int k, int turning,
+                          double (*lo)[3], double (*hi)[3], double *ext) {
+  for (size_t p = 0; p < m->n_patches; p++)
+    for (int j = 0; j < 3; j++)
+      lo[p][j] = HUGE_VAL, hi[p][j] = -HUGE_VAL;
+  for (size_t t = 0; t < m->n_tri; t++)
+    for (int v = 0; v < 3; v++)
+      for (int j = 0; j < 3; j++) {
+        double x = m->rest[m->tri[t][v]][j];
+        int p = m->patch[t];
+        lo[p][j] = x < lo[p][j] ? x : lo[p][j];
+        hi[p][j] = x > hi[p][j] ? x : hi[p][j];
+      }
+  for (size_t p = 0; p < m->n_patches; p++) {
+    double d[3];
+    v3_sub(d, hi[p], lo[p]);
+    ext[p] = turning ? v3_norm(d) : d[k];
+  }
+}
+
+dem_status dem_setup_mesh_copies(const struct dem_node *root,
+                                 const struct dem_sim *sim) {
+  const struct dem_walls *wl = &sim->walls;
+  const struct dem_mesh_walls *mw = sim->mw;
+  if (!mw || !wl->periodic)
+    return DEM_OK;
+  const struct dem_node *list =
+      dem_node_get(dem_node_get(root, "domain"), "meshes");
+  /* Two copies of a patch touch one sphere at once only if they come
+   * within a sphere's diameter of each other. */
+  const double diameter = 2.0 * sim->max_radius;
+  for (size_t i = 0; i < mw->n; i++) {
+    const struct dem_mesh *m = &mw->mesh[i];
+    const struct dem_node *node = dem_node_at(list, i);
+    const double *w = m->motion.angular_velocity;
+    size_t np = m->n_patches ? m->n_patches : 1;
+    double(*lo)[3] = malloc(np * sizeof *lo),
+    (*hi)[3] = malloc(np * sizeof *hi);
+    double *ext = malloc(np * sizeof *ext);
+    size_t *first = malloc(np * sizeof *first);
+    dem_status st = DEM_OK;
+    if (!lo || !hi || !ext || !first)
+      st = dem_fail(DEM_ERR_NOMEM, "out of memory");
+    for (size_t t = m->n_tri; !st && t-- > 0;)
+      first[m->patch[t]] = t;
+    for (int k = 0; k < 3 && !st; k++) {
+      if (!(wl->periodic >> k & 1u))
+        continue;
+      /* A turn about axis k keeps the extents and normals along k, and
+       * the joins across the boundaries normal to k. */
+      const int turning = w[(k + 1) % 3] != 0 || w[(k + 2) % 3] != 0;
+      if (turning && (m->joined >> k & 1u)) {
+        st = dem_cfg_error(
+            dem_node_get(dem_node_get(node, "motion"), "angular_velocity"),
+            "key 'angular_velocity': mesh '%s' meets its own copy across "
+            "the periodic boundary along %c, and it turns about an axis "
+            "that is not along %c: the join would come apart as it turns "
+            "(turn it about %c only, or keep it off that boundary)",
+            m->name, "xyz"[k], "xyz"[k], "xyz"[k]);
+        break;
+      }
+      patch_extents(m, k, turning, lo, hi, ext);
+      for (size_t p = 0; p < m->n_patches && !st; p++) {
+        /* A patch whose plane holds axis k is one plane with its copies
+         * along k: one region, touched at its nearest point. */
+        const int along = !turning && fabs(m->normal[first[p]][k]) <= 1e-9;
+        const double room = wl->hi[k] - wl->lo[k] - diameter;
+        if (along || ext[p] <= room)
+          continue;
+        const double period = wl->hi[k] - wl->lo[k];
+        const struct dem_node *at = dem_node_get(node, "file");
+        if (turning)
+          st = dem_cfg_error(
+              at,
+              "mesh '%s' turns (motion.angular_velocity) about an axis "
+              "not along the periodic axis %c, and its flat patch of "
+              "triangle %zu is up to %g m across (its box's diagonal), more "
+              "than the period %g m less a sphere's diameter (2 r_max = %g "
+              "m): one sphere could touch two of its copies a period apart, "
+              "which dem does not model; make the patch smaller",
+              m->name, "xyz"[k], first[p] + 1, ext[p], period, diameter);
+        else
+          st = dem_cfg_error(
+              at,
+              "mesh '%s': its flat patch of triangle %zu is tilted against "
+              "the periodic axis %c and %g m long along it, more than the "
+              "period %g m less a sphere's diameter (2 r_max = %g m): one "
+              "sphere could touch two of its copies a period apart, which "
+              "dem does not model; make the patch shorter, or parallel to %c",
+              m->name, first[p] + 1, "xyz"[k], ext[p], period, diameter,
+              "xyz"[k]);
+      }
+    }
+    free(lo), free(hi), free(ext), free(first);
+    if (st)
+      return st;
+  }
+  return DEM_OK;
+}
+
 dem_status dem_setup_meshes(const struct dem_config *cfg,
                             const struct dem_node *root, struct dem_sim *sim) {
   const struct dem_node *list;
@@ -174,7 +294,8 @@ dem_status dem_setup_meshes(const struct dem_config *cfg,
                            "domain.meshes[%zu]: expected a mapping "
                            "{name, file, material, ...}",
                            k);
-    if ((st = read_mesh(cfg, root, mesh, &mw->mesh[k])))
+    if ((st = read_mesh(cfg, root, mesh, &mw->mesh[k])) ||
+        (st = join_copies(sim, mesh, &mw->mesh[k])))
       return st;
     for (size_t j = 0; j < k; j++)
       if (strcmp(mw->mesh[j].name, mw->mesh[k].name) == 0)

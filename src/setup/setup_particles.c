@@ -74,32 +74,6 @@ static void insert(struct placement *p, size_t b) {
   p->placed++;
 }
 
-/* Puts body b of shape `shape` at x with orientation q_input (shape input
- * frame -> lab); members occupy spheres first..first+n. */
-static void pose_body(struct dem_sim *sim, size_t b, int shape,
-                      const double x[3], const double q_input[4]) {
-  struct dem_bodies *bs = &sim->b;
-  struct dem_spheres *s = &sim->s;
-  const struct dem_shape *sh = &sim->shapes[shape];
-  bs->shape[b] = shape;
-  v3_copy(bs->x[b], x);
-  q_mul(bs->q[b], q_input, sh->props.axes);
-  bs->mass[b] = sh->props.mass;
-  bs->scale[b] = 1.0;
-  v3_copy(bs->inertia[b], sh->props.inertia);
-  for (size_t k = 0; k < sh->n_spheres; k++) {
-    size_t i = bs->first_member[b] + k;
-    s->body[i] = (int)b;
-    s->member[i] = k;
-    s->radius[i] = sh->radius[k];
-    s->material[i] = sh->material;
-    v3_copy(s->offset[i], sh->offset[k]);
-    double d[3];
-    q_rotate(d, bs->q[b], s->offset[i]);
-    v3_add(s->x[i], x, d);
-  }
-}
-
 /* Which wall body b crosses, or -1; axes in `skip` (bits) have none. */
 static int outside_box(const struct dem_sim *sim, size_t b, unsigned skip) {
   if (!sim->walls.enabled)
@@ -133,6 +107,11 @@ dem_status dem_setup_find_shape(const struct dem_node *shapes,
                        near ? "'?)" : "");
 }
 
+/* A body's `scale`: one size factor (default 1), > 0. */
+static dem_status read_body_scale(const struct dem_node *def, double *scale) {
+  return dem_cfg_double(def, "scale", 0, 1.0, DEM_POSITIVE, scale);
+}
+
 /* How far from the origin a body can go: the box, else where it starts
  * (or the region it is put in), for the size of its gravitational energy. */
 static double reach(const struct dem_sim *sim, const double lo[3],
@@ -159,13 +138,25 @@ static double norm3(const double x[3]) {
  * force: refused here with the reason. */
 static dem_status check_body_scale(const struct dem_sim *sim,
                                    const struct dem_node *def, const char *body,
-                                   int shape, double speed, double spin,
-                                   double x) {
+                                   int shape, double scale, double speed,
+                                   double spin, double x) {
   const struct dem_clump_props *pr = &sim->shapes[shape].props;
-  double m = pr->mass, g = norm3(sim->gravity);
+  const double s3 = scale * scale * scale, s5 = s3 * scale * scale;
+  double m = pr->mass * s3, inertia = pr->inertia[0] * s5,
+         g = norm3(sim->gravity);
+  /* A size factor far from 1 can take the mass or the moments out of
+   * the numbers (1e120^3 overflows, 1e-70^5 vanishes). */
+  if (scale != 1.0 && (!(m > 0) || !isfinite(m) || !(inertia > 0) ||
+                       !isfinite(pr->inertia[2] * s5)))
+    return dem_cfg_error(dem_node_get(def, "scale"),
+                         "key 'scale': %s (shape '%s') scaled by %g has mass "
+                         "%g kg and moments of inertia from %g to %g kg m^2, "
+                         "out of the range of the numbers",
+                         body, sim->shapes[shape].name, scale, m, inertia,
+                         pr->inertia[2] * s5);
   const char *why = !isfinite(0.5 * m * speed * speed)
                         ? "its kinetic energy 1/2 m v^2"
-                    : !isfinite(0.5 * pr->inertia[2] * spin * spin)
+                    : !isfinite(0.5 * pr->inertia[2] * s5 * spin * spin)
                         ? "its rotational energy 1/2 I w^2"
                     : !isfinite(m * g)     ? "its weight m g"
                     : !isfinite(m * g * x) ? "its gravitational energy m g x"
@@ -182,18 +173,23 @@ static dem_status check_body_scale(const struct dem_sim *sim,
 
 static dem_status place_explicit(struct placement *p, size_t b,
                                  const struct dem_node *def) {
-  static const char *const keys[] = {
-      "shape",    "position",         "orientation",
-      "velocity", "angular_velocity", "angular_velocity_frame",
-      NULL};
+  static const char *const keys[] = {"shape",
+                                     "position",
+                                     "orientation",
+                                     "velocity",
+                                     "angular_velocity",
+                                     "angular_velocity_frame",
+                                     "scale",
+                                     NULL};
   static const char *const frames[] = {"lab", "body", NULL};
   static const double zero[3] = {0, 0, 0}, identity[4] = {1, 0, 0, 0};
   struct dem_sim *sim = p->sim;
-  double x[3], q[4], w[3];
+  double x[3], q[4], w[3], scale;
   int shape, frame;
   dem_status st;
   if ((st = dem_cfg_check_keys(def, keys, "particles.body")) ||
       (st = dem_setup_find_shape(p->shapes, def, &shape)) ||
+      (st = read_body_scale(def, &scale)) ||
       (st = dem_cfg_vec(def, "position", 1, NULL, 3, DEM_ANY, x)) ||
       (st = dem_cfg_vec(def, "orientation", 0, identity, 4, DEM_ANY, q)) ||
       (st = dem_cfg_vec(def, "velocity", 0, zero, 3, DEM_ANY, sim->b.v[b])) ||
@@ -208,7 +204,7 @@ static dem_status place_explicit(struct placement *p, size_t b,
                          "[w, x, y, z], found norm %.9g",
                          norm);
   q_normalize(q);
-  pose_body(sim, b, shape, x, q);
+  dem_body_pose(sim, b, shape, scale, x, q);
   /* angular_velocity_frame: body means the body's principal frame. */
   if (frame == 0)
     q_rotate_inv(sim->b.w[b], sim->b.q[b], w);
@@ -224,7 +220,7 @@ static dem_status place_explicit(struct placement *p, size_t b,
                          b, sim->shapes[shape].name, "xyz"[wall]);
   char body[48];
   snprintf(body, sizeof body, "body %zu", b);
-  if ((st = check_body_scale(sim, def, body, shape, norm3(sim->b.v[b]),
+  if ((st = check_body_scale(sim, def, body, shape, scale, norm3(sim->b.v[b]),
                              norm3(w), reach(sim, x, x))))
     return st;
   long other = find_overlap(p, b);
@@ -297,7 +293,7 @@ static dem_status fill(struct placement *p, size_t first, long count,
     return dem_cfg_error(def, "random_fill needs a 'region' {min, max} when "
                               "there is no domain box");
   }
-  if ((st = check_body_scale(sim, def, "random_fill", shape, speed,
+  if ((st = check_body_scale(sim, def, "random_fill", shape, smax, speed,
                              angular_speed, reach(sim, lo, hi))))
     return st;
   /* More solid volume than random close packing (64 %) of the region
@@ -332,10 +328,7 @@ static dem_status fill(struct placement *p, size_t first, long count,
       for (int k = 0; k < 3; k++)
         x[k] = lo[k] + (hi[k] - lo[k]) * dem_rng_uniform(rng);
       dem_rng_quaternion(rng, q);
-      if (size)
-        dem_body_pose(sim, b, shape, s, x, q);
-      else
-        pose_body(sim, b, shape, x, q);
+      dem_body_pose(sim, b, shape, s, x, q);
       if (find_overlap(p, b) < 0 && outside_box(sim, b, 0) < 0)
         break;
       if (++tries >= attempts_max)
@@ -362,10 +355,11 @@ struct entry {
   long count;
   int random_fill;
   int insert;       /* bodies come during the run (dem_setup_insert) */
-  double scale_max; /* random_fill's largest size factor (1: no scale) */
+  double scale_max; /* the largest size factor (1: no scale) */
 };
 
-/* A random_fill's `scale`: the sizes the neighbour grid, the default skin
+/* The `scale` of a random_fill (a size factor or a distribution) or of a
+ * body (a size factor): the sizes the neighbour grid, the default skin
  * and the placement's cells must know of. */
 static dem_status entry_sizes(const struct dem_node *def, struct dem_sim *sim,
                               struct entry *e) {
@@ -373,7 +367,12 @@ static dem_status entry_sizes(const struct dem_node *def, struct dem_sim *sim,
   e->scale_max = 1.0;
   if (!dem_node_get(def, "scale"))
     return DEM_OK;
-  dem_status st = dem_setup_read_scale(def, "particles.random_fill.scale", &d);
+  dem_status st =
+      e->random_fill
+          ? dem_setup_read_scale(def, "particles.random_fill.scale", &d)
+          : read_body_scale(def, &d.min);
+  if (!e->random_fill)
+    d.max = d.min;
   free(d.sizes);
   free(d.cum);
   if (st)
@@ -415,9 +414,9 @@ static dem_status read_entries(const struct dem_node *list,
     /* Keys are checked in full when the body is placed. */
     if ((st = dem_setup_find_shape(shapes, def, &e->shape)))
       return st;
-    if (e->random_fill && ((st = dem_cfg_long(def, "count", 1, 0, 0,
-                                              DEM_MAX_SPHERES, &e->count)) ||
-                           (st = entry_sizes(def, sim, e))))
+    if ((e->random_fill && (st = dem_cfg_long(def, "count", 1, 0, 0,
+                                              DEM_MAX_SPHERES, &e->count))) ||
+        (st = entry_sizes(def, sim, e)))
       return st;
     /* Refused before the arrays are allocated: the limit keeps the sums
      * far from overflowing too. */
@@ -477,7 +476,7 @@ static dem_status place_all(const struct dem_node *list,
     if (sim->shapes[k].props.bounding_radius > max_rb)
       max_rb = sim->shapes[k].props.bounding_radius;
   for (size_t i = 0; i < dem_node_size(list); i++)
-    if (entries[i].random_fill && entries[i].scale_max > 1.0)
+    if (entries[i].scale_max > 1.0)
       max_rb =
           fmax(max_rb, entries[i].scale_max *
                            sim->shapes[entries[i].shape].props.bounding_radius);

@@ -179,20 +179,20 @@ int dem_walls_near(const struct dem_walls *wl, const double x[3], double reach,
   return m;
 }
 
-/* Room for the (patch, triangle) pairs near one sphere. */
+/* Room for the triangles near one sphere. */
 struct near_buf {
-  int (*pt)[2];
+  struct dem_mesh_hit *pt;
   size_t cap;
-  int local[256][2];
+  struct dem_mesh_hit local[128];
 };
 
-/* The mesh patches near sphere i, as (patch, triangle) pairs in b->pt
+/* The mesh patches near sphere i, as (patch, triangle, copy) in b->pt
  * (ascending); returns how many, or (size_t)-1 when out of memory. */
 static size_t mesh_near(const struct dem_sim *sim, long i, double reach,
                         struct near_buf *b) {
   if (!b->pt) {
     b->pt = b->local;
-    b->cap = 256;
+    b->cap = sizeof b->local / sizeof *b->local;
   }
   size_t n = dem_mesh_walls_near(sim, sim->s.x[i], reach, b->pt, b->cap);
   if (n > b->cap) {
@@ -208,11 +208,11 @@ static size_t mesh_near(const struct dem_sim *sim, long i, double reach,
   return n;
 }
 
-/* Distinct patches among n ascending (patch, triangle) pairs. */
-static size_t patches_in(const int (*pt)[2], size_t n) {
+/* Distinct patches among n hits, ascending by patch. */
+static size_t patches_in(const struct dem_mesh_hit *pt, size_t n) {
   size_t m = 0;
   for (size_t k = 0; k < n; k++)
-    m += k == 0 || pt[k][0] != pt[k - 1][0];
+    m += k == 0 || pt[k].patch != pt[k - 1].patch;
   return m;
 }
 
@@ -254,7 +254,7 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
               m = 0;
             }
             tris[i + 1] = m;
-            range[i + 1] += patches_in((const int(*)[2])nb.pt, m);
+            range[i + 1] += patches_in(nb.pt, m);
           }
         }
         if (nb.pt != nb.local)
@@ -274,9 +274,13 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
     size_t n_cand = prefix(tris, s->n);
     if (n_cand > mw->cap_cand) {
       free(mw->cand);
+      free(mw->cand_shift);
+      mw->cand_shift = NULL;
       mw->cap_cand = n_cand + n_cand / 4 + 64;
       mw->cand = malloc(mw->cap_cand * sizeof *mw->cand);
-      if (!mw->cand)
+      if (wl->periodic)
+        mw->cand_shift = malloc(mw->cap_cand * sizeof *mw->cand_shift);
+      if (!mw->cand || (wl->periodic && !mw->cand_shift))
         st = dem_fail(DEM_ERR_NOMEM, "out of memory for mesh contacts");
     }
     mw->n_cand = n_cand;
@@ -311,8 +315,8 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
         if (m == (size_t)-1) /* the first pass had the room: not reached */
           m = 0;
         for (size_t a = 0; a < m; a++, q++) {
-          const int patch = nb.pt[a][0];
-          if (a == 0 || patch != nb.pt[a - 1][0]) {
+          const int patch = nb.pt[a].patch;
+          if (a == 0 || patch != nb.pt[a - 1].patch) {
             if (a > 0)
               k++;
             c->ij[k][0] = (int)i;
@@ -323,7 +327,9 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
             c->tri_first[k] = q;
             c->tri_count[k] = 0;
           }
-          mw->cand[q] = nb.pt[a][1];
+          mw->cand[q] = nb.pt[a].tri;
+          if (mw->cand_shift)
+            v3_copy(mw->cand_shift[q], nb.pt[a].shift);
           c->tri_count[k]++;
         }
       }

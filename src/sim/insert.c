@@ -182,21 +182,9 @@ static int crosses_walls(const struct dem_sim *sim, const double x[3],
   for (int k = 0; w->enabled && k < 3; k++)
     if (x[k] - r < w->lo[k] || x[k] + r > w->hi[k])
       return 1;
-  /* Mesh triangles as placed now, every one: an insertion is rare next
-   * to a step, and the triangle grid may predate larger new spheres. */
-  const struct dem_mesh_walls *mw = sim->mw;
-  for (size_t m = 0; mw && m < mw->n; m++) {
-    const struct dem_mesh *me = &mw->mesh[m];
-    for (size_t t = 0; t < me->n_tri; t++) {
-      double p[3], d[3];
-      dem_triangle_closest(x, me->v[me->tri[t][0]], me->v[me->tri[t][1]],
-                           me->v[me->tri[t][2]], p);
-      v3_sub(d, x, p);
-      if (v3_dot(d, d) < r * r)
-        return 1;
-    }
-  }
-  return 0;
+  /* Mesh triangles as placed now, every one (and their periodic
+   * copies): the triangle grid may predate larger new spheres. */
+  return dem_mesh_walls_overlap(sim, x, r);
 }
 
 /* Whether the spheres of body b (posed, not committed) overlap a wall or

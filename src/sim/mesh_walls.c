@@ -180,14 +180,19 @@ dem_status dem_mesh_walls_grid(struct dem_sim *sim) {
   return DEM_OK;
 }
 
-size_t dem_mesh_walls_near(const struct dem_sim *sim, const double x[3],
-                           double reach, int (*out)[2], size_t cap) {
+/* Appends to out (from place n; up to cap) the triangles within reach of
+ * x, tagged with `shift`: the query x is the sphere's centre less shift,
+ * so the triangle it finds is, moved by shift, the copy near the sphere.
+ * Returns the new count. */
+static size_t near_copy(const struct dem_sim *sim, const double x[3],
+                        const double shift[3], double reach,
+                        struct dem_mesh_hit *out, size_t cap, size_t n) {
   const struct dem_mesh_walls *mw = sim->mw;
-  size_t c[3], n = 0;
+  size_t c[3];
   for (int j = 0; j < 3; j++) {
     double u = (x[j] - mw->lo[j]) / mw->h;
     if (!(u >= 0) || u >= (double)mw->dims[j])
-      return 0; /* beyond every widened triangle */
+      return n; /* beyond every widened triangle */
     c[j] = (size_t)u;
   }
   size_t cell = (c[2] * mw->dims[1] + c[1]) * mw->dims[0] + c[0];
@@ -201,27 +206,105 @@ size_t dem_mesh_walls_near(const struct dem_sim *sim, const double x[3],
     if (!(v3_dot(d, d) < reach * reach))
       continue;
     if (n < cap) {
-      out[n][0] = mw->patch_base[m] + me->patch[t];
-      out[n][1] = t;
+      out[n].patch = mw->patch_base[m] + me->patch[t];
+      out[n].tri = t;
+      v3_copy(out[n].shift, shift);
     }
     n++;
   }
+  return n;
+}
+
+/* The whole periods n[k] (along periodic axes k; 0 along the others) by
+ * which the box [lo, hi] moved may hold x: from first[k] to last[k]. */
+static void copies_of(const struct dem_walls *wl, const double x[3],
+                      const double lo[3], const double hi[3], long first[3],
+                      long last[3]) {
+  for (int k = 0; k < 3; k++) {
+    first[k] = last[k] = 0;
+    if (!(wl->periodic >> k & 1u))
+      continue;
+    double a = ceil((x[k] - hi[k]) * wl->inv_period[k]),
+           b = floor((x[k] - lo[k]) * wl->inv_period[k]);
+    if (!(a >= -1e9 && b <= 1e9)) /* far off, or not finite: none */
+      a = 1, b = 0;
+    first[k] = (long)a;
+    last[k] = (long)b;
+  }
+}
+
+size_t dem_mesh_walls_near(const struct dem_sim *sim, const double x[3],
+                           double reach, struct dem_mesh_hit *out, size_t cap) {
+  static const double none[3] = {0, 0, 0};
+  const struct dem_mesh_walls *mw = sim->mw;
+  const struct dem_walls *wl = &sim->walls;
+  size_t n = 0;
+  if (!wl->periodic) {
+    n = near_copy(sim, x, none, reach, out, cap, 0);
+  } else {
+    /* The copies of the meshes moved by whole periods whose grid holds
+     * the sphere: the grid is searched at x less the shift. */
+    long first[3], last[3], i[3];
+    double hi[3];
+    for (int k = 0; k < 3; k++)
+      hi[k] = mw->lo[k] + (double)mw->dims[k] * mw->h;
+    copies_of(wl, x, mw->lo, hi, first, last);
+    for (i[2] = first[2]; i[2] <= last[2]; i[2]++)
+      for (i[1] = first[1]; i[1] <= last[1]; i[1]++)
+        for (i[0] = first[0]; i[0] <= last[0]; i[0]++) {
+          double shift[3], xs[3];
+          for (int k = 0; k < 3; k++)
+            shift[k] = (double)i[k] * wl->period[k];
+          v3_sub(xs, x, shift);
+          n = near_copy(sim, xs, shift, reach, out, cap, n);
+        }
+  }
   if (n > cap)
     return n;
-  /* Ascending (patch, triangle): insertion sort, lists are short. */
+  /* Ascending (patch, triangle), copies in the order found: insertion
+   * sort, lists are short. */
   for (size_t a = 1; a < n; a++) {
-    int p0 = out[a][0], t0 = out[a][1];
+    struct dem_mesh_hit h = out[a];
     size_t b = a;
-    while (b > 0 && (out[b - 1][0] > p0 ||
-                     (out[b - 1][0] == p0 && out[b - 1][1] > t0))) {
-      out[b][0] = out[b - 1][0];
-      out[b][1] = out[b - 1][1];
+    while (b > 0 && (out[b - 1].patch > h.patch ||
+                     (out[b - 1].patch == h.patch && out[b - 1].tri > h.tri))) {
+      out[b] = out[b - 1];
       b--;
     }
-    out[b][0] = p0;
-    out[b][1] = t0;
+    out[b] = h;
   }
   return n;
+}
+
+int dem_mesh_walls_overlap(const struct dem_sim *sim, const double x[3],
+                           double r) {
+  const struct dem_mesh_walls *mw = sim->mw;
+  const struct dem_walls *wl = &sim->walls;
+  for (size_t m = 0; mw && m < mw->n; m++) {
+    const struct dem_mesh *me = &mw->mesh[m];
+    for (size_t t = 0; t < me->n_tri; t++) {
+      const double *a = me->v[me->tri[t][0]], *b = me->v[me->tri[t][1]],
+                   *c = me->v[me->tri[t][2]];
+      long first[3] = {0, 0, 0}, last[3] = {0, 0, 0}, i[3];
+      if (wl->periodic) {
+        double lo[3], hi[3];
+        tri_box(me, t, r, lo, hi);
+        copies_of(wl, x, lo, hi, first, last);
+      }
+      for (i[2] = first[2]; i[2] <= last[2]; i[2]++)
+        for (i[1] = first[1]; i[1] <= last[1]; i[1]++)
+          for (i[0] = first[0]; i[0] <= last[0]; i[0]++) {
+            double xs[3], p[3], d[3];
+            for (int k = 0; k < 3; k++)
+              xs[k] = x[k] - (double)i[k] * wl->period[k];
+            dem_triangle_closest(xs, a, b, c, p);
+            v3_sub(d, xs, p);
+            if (v3_dot(d, d) < r * r)
+              return 1;
+          }
+    }
+  }
+  return 0;
 }
 
 void dem_mesh_walls_release(struct dem_mesh_walls *mw) {
@@ -231,6 +314,7 @@ void dem_mesh_walls_release(struct dem_mesh_walls *mw) {
   free(mw->patch_base);
   free(mw->patch_mesh);
   free(mw->cand);
+  free(mw->cand_shift);
   free(mw->start);
   free(mw->item);
   free(mw->count);

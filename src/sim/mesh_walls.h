@@ -24,6 +24,9 @@ struct dem_mesh_walls {
   /* Each wall contact's candidate triangles (local numbers in its mesh,
    * ascending): cand[tri_first[k] .. tri_first[k] + tri_count[k]). */
   int *cand;
+  /* With periodic axes, the periods each candidate's copy is moved by to
+   * be near its sphere, parallel to cand (NULL without periodic axes). */
+  double (*cand_shift)[3];
   size_t n_cand, cap_cand;
   /* A uniform grid over every triangle's box widened by the largest reach
    * (rebuilt with the neighbour lists): cell c holds the (mesh, triangle)
@@ -52,13 +55,28 @@ double dem_mesh_walls_moved2(struct dem_sim *sim, double t);
 /* Rebuilds the triangle grid for the meshes as placed now. */
 dem_status dem_mesh_walls_grid(struct dem_sim *sim);
 
+/* A triangle near a sphere: its patch (global), its number in its mesh,
+ * and the whole periods its copy near the sphere is moved by (0 but
+ * along periodic axes). */
+struct dem_mesh_hit {
+  int patch, tri;
+  double shift[3];
+};
+
 /* The patches (global, ascending) and their candidate triangles that a
- * sphere at x of radius r has within r + skin: writes up to `cap`
- * (patch, triangle) pairs in out (ascending patch, then triangle) and
- * returns how many there are (call again with more room when it is more
- * than cap). */
+ * sphere at x has within `reach` (its radius + skin), with periodic axes
+ * every copy of them moved by whole periods that is: writes up to `cap`
+ * in out (ascending patch, then triangle, then copies in the order of
+ * their periods z, y, x) and returns how many there are (call again with
+ * more room when it is more than cap). */
 size_t dem_mesh_walls_near(const struct dem_sim *sim, const double x[3],
-                           double reach, int (*out)[2], size_t cap);
+                           double reach, struct dem_mesh_hit *out, size_t cap);
+
+/* Whether a sphere at x of radius r overlaps a mesh triangle as placed
+ * now, or a copy of one moved by whole periods (every triangle: for an
+ * insertion, rare next to a step). */
+int dem_mesh_walls_overlap(const struct dem_sim *sim, const double x[3],
+                           double r);
 
 void dem_mesh_walls_release(struct dem_mesh_walls *mw);
 
@@ -71,26 +89,40 @@ static inline int dem_wall_material(const struct dem_sim *sim, int wall) {
 }
 
 /* The point of wall contact k's patch closest to its sphere: over the
- * candidate triangles, the nearest (the first in triangle order on a
- * tie). Returns its squared distance; *feature is its feature, *tri its
- * triangle. */
+ * candidate triangles (and, with periodic axes, their copies moved by
+ * whole periods), the nearest (the first in candidate order on a tie).
+ * Returns its squared distance; *feature is its feature, *tri its
+ * triangle, shift the periods its copy is moved by (0 without periodic
+ * axes): the point on the mesh itself is cp - shift. */
 static inline double dem_mesh_patch_closest(const struct dem_sim *sim, size_t k,
                                             double cp[3], int *feature,
-                                            int *tri) {
+                                            int *tri, double shift[3]) {
   const struct dem_contact_list *c = &sim->wall_contacts;
   const struct dem_mesh_walls *mw = sim->mw;
   const int patch = c->ij[k][1] - DEM_N_WALLS;
   const struct dem_mesh *m = &mw->mesh[mw->patch_mesh[patch]];
   const double *x = sim->s.x[c->ij[k][0]];
+  const double(*copy)[3] = (const double(*)[3])mw->cand_shift;
   double best = HUGE_VAL;
   *tri = -1;
   *feature = 0;
+  cp[0] = cp[1] = cp[2] = 0.0;
+  shift[0] = shift[1] = shift[2] = 0.0;
   const size_t q0 = c->tri_first[k], q1 = q0 + c->tri_count[k];
   for (size_t q = q0; q < q1; q++) {
     const int t = mw->cand[q];
     double p[3], d[3];
-    int f = (int)dem_triangle_closest(x, m->v[m->tri[t][0]], m->v[m->tri[t][1]],
-                                      m->v[m->tri[t][2]], p);
+    int f;
+    if (!copy) {
+      f = (int)dem_triangle_closest(x, m->v[m->tri[t][0]], m->v[m->tri[t][1]],
+                                    m->v[m->tri[t][2]], p);
+    } else { /* the copy's point: the mesh's nearest to x less the shift */
+      double xs[3];
+      v3_sub(xs, x, copy[q]);
+      f = (int)dem_triangle_closest(xs, m->v[m->tri[t][0]], m->v[m->tri[t][1]],
+                                    m->v[m->tri[t][2]], p);
+      v3_add(p, p, copy[q]);
+    }
     v3_sub(d, x, p);
     double d2 = v3_dot(d, d);
     if (d2 < best) {
@@ -98,6 +130,8 @@ static inline double dem_mesh_patch_closest(const struct dem_sim *sim, size_t k,
       v3_copy(cp, p);
       *feature = f;
       *tri = t;
+      if (copy)
+        v3_copy(shift, copy[q]);
     }
   }
   return best;
@@ -138,9 +172,9 @@ static inline int dem_mesh_patch_answers(const struct dem_sim *sim, size_t k,
     if (o == k || wall < DEM_N_WALLS ||
         mw->patch_mesh[wall - DEM_N_WALLS] != mi)
       continue;
-    double p[3];
+    double p[3], shift[3];
     int f, t;
-    if (dem_mesh_patch_closest(sim, o, p, &f, &t) < near)
+    if (dem_mesh_patch_closest(sim, o, p, &f, &t, shift) < near)
       return 0;
   }
   return owner == local;
