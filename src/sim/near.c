@@ -58,19 +58,6 @@ static double bound2(const struct dem_near *nr, const struct dem_bodies *b,
   return bound * bound;
 }
 
-/* Places sphere i of body k: its squared displacement into *worst, and
- * whether it lies entirely beyond a wall into *escaped. */
-static inline void place(struct dem_spheres *s, const struct dem_bodies *b,
-                         size_t i, size_t k, int walls, const double lo[3],
-                         const double hi[3], double *worst, int *escaped) {
-  double d2 = dem_place_sphere(s, b, i, k);
-  *worst = d2 > *worst ? d2 : *worst;
-  if (walls)
-    for (int a = 0; a < 3; a++)
-      *escaped |= s->x[i][a] < lo[a] - s->radius[i] ||
-                  s->x[i][a] > hi[a] + s->radius[i];
-}
-
 static dem_status reserve(struct dem_near **p, size_t n) {
   if (!*p && !(*p = calloc(1, sizeof **p)))
     return dem_fail(DEM_ERR_NOMEM, "out of memory for near bodies");
@@ -137,14 +124,13 @@ dem_status dem_near_update(struct dem_sim *sim) {
 /* Spheres left unplaced cannot lie beyond a wall: at the build each was
  * more than r + skin inside every wall (else it would have a wall contact
  * and be active), and it has moved less than skin/2 since. */
-void dem_near_update_spheres(struct dem_sim *sim, const double lo[3],
-                             const double hi[3]) {
+void dem_near_update_spheres(struct dem_sim *sim,
+                             const struct dem_place_walls *w) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
   struct dem_near *nr = sim->nb.near;
   const size_t *act = nr->act;
   const int *active = sim->nb.active;
-  const int walls = sim->walls.enabled;
   const double limit = 0.25 * sim->nb.skin * sim->nb.skin;
   long n = (long)b->n;
   double worst = 0.0, bound = 0.0;
@@ -157,20 +143,18 @@ void dem_near_update_spheres(struct dem_sim *sim, const double lo[3],
     const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
     double b2 = bound2(nr, b, (size_t)k);
     if (b2 <= limit) {
-      for (size_t a = act[k]; a < act[k + 1]; a++)
-        place(s, b, (size_t)active[a], (size_t)k, walls, lo, hi, &worst,
-              &escaped);
+      dem_place_members(s, b, (size_t)k, active + act[k], 0,
+                        act[k + 1] - act[k], w, &worst, &escaped);
       if (act[k + 1] - act[k] < m1 - m0) {
         bound = b2 > bound ? b2 : bound;
         skipped = 1;
       }
       continue;
     }
-    double w = 0.0;
-    for (size_t i = m0; i < m1; i++)
-      place(s, b, i, (size_t)k, walls, lo, hi, &w, &escaped);
-    anchor(nr, b, (size_t)k, w);
-    worst = w > worst ? w : worst;
+    double most = 0.0;
+    dem_place_members(s, b, (size_t)k, NULL, m0, m1 - m0, w, &most, &escaped);
+    anchor(nr, b, (size_t)k, most);
+    worst = most > worst ? most : worst;
       });
   sim->nb.moved2 = worst;
   sim->nb.far_bound2 = bound;
@@ -186,19 +170,20 @@ static double place_all(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
   struct dem_near *nr = sim->nb.near;
-  const double none[3] = {0, 0, 0};
+  const struct dem_place_walls open = {{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
+                                       {HUGE_VAL, HUGE_VAL, HUGE_VAL}};
   long n = (long)b->n;
   double worst = 0.0;
-  int escaped = 0;
   DEM_PARALLEL_IF(
       s->n > DEM_PARALLEL_MIN,
       omp parallel for schedule(static) reduction(max : worst),
       for (long k = 0; k < n; k++) {
-    double w = 0.0;
-    for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++)
-      place(s, b, i, (size_t)k, 0, none, none, &w, &escaped);
-    anchor(nr, b, (size_t)k, w);
-    worst = w > worst ? w : worst;
+    const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
+    double most = 0.0;
+    int out = 0;
+    dem_place_members(s, b, (size_t)k, NULL, m0, m1 - m0, &open, &most, &out);
+    anchor(nr, b, (size_t)k, most);
+    worst = most > worst ? most : worst;
       });
   nr->stale = 0;
   return worst;
