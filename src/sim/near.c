@@ -107,16 +107,26 @@ dem_status dem_near_update(struct dem_sim *sim) {
   if (st)
     return st;
   struct dem_near *nr = nb->near;
-  /* The active list ascends and each body's spheres are contiguous. */
-  size_t a = 0;
-  for (size_t k = 0; k < n; k++) {
-    nr->act[k] = a;
-    while (a < nb->n_active && (size_t)s->body[nb->active[a]] == k)
-      a++;
-    nr->reach[k] = reach_of(sim, k);
-    anchor(nr, b, k, 0.0);
-  }
-  nr->act[n] = a;
+  /* The active list ascends and each body's spheres are contiguous:
+   * body k's active spheres start at the first active index not below
+   * its first member. */
+  const long nl = (long)n;
+  DEM_PARALLEL_IF(
+      nl > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < nl; k++) {
+    size_t lo = 0, hi = nb->n_active;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if ((size_t)nb->active[mid] < b->first_member[k])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    nr->act[k] = lo;
+    nr->reach[k] = reach_of(sim, (size_t)k);
+    anchor(nr, b, (size_t)k, 0.0);
+      });
+  nr->act[n] = nb->n_active;
   nr->n_bodies = n;
   return DEM_OK;
 }
