@@ -105,6 +105,23 @@ START_TEST(every_copy_gives_the_same_bits) {
   ck_assert_mem_eq(&worst, &want, sizeof want);
   ck_assert_int_eq(out, beyond_any);
   ck_assert_int_eq(beyond_any, 1); /* the box is smaller than the bodies' */
+  /* every third sphere, of all bodies, by index */
+  int *every = malloc(m.s.n * sizeof *every);
+  size_t picked = 0;
+  double most = 0, most_want = 0;
+  int every_out = 0, every_want = 0;
+  for (size_t i = 1; i < m.s.n; i += 3) {
+    every[picked++] = (int)i;
+    most_want = m.d2[i] > most_want ? m.d2[i] : most_want;
+    every_want |= beyond(&m, i, &w);
+  }
+  memset(m.s.x, 0, m.s.n * sizeof *m.s.x);
+  dem_place_list(&m.s, &m.b, every, picked, &w, &most, &every_out);
+  for (size_t a = 0; a < picked; a++)
+    ck_assert_mem_eq(m.s.x[every[a]], m.ref[every[a]], sizeof *m.ref);
+  ck_assert_mem_eq(&most, &most_want, sizeof most);
+  ck_assert_int_eq(every_out, every_want);
+  free(every);
   int idx[9];
   for (size_t k = 0, i0 = 0; k < N_BODIES; k++) {
     size_t n = 1 + k % 9, picked = 0;

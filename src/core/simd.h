@@ -14,6 +14,8 @@
  *   DEM_SIMD_INLINE void scale_impl(double *x, size_t n) { ... }
  *   DEM_SIMD_DISPATCH(dem_scale, (double *x, size_t n), scale_impl, (x, n))
  *
+ * (DEM_SIMD_DISPATCH_STATIC for a `static` one.)
+ *
  * The default build runs on any x86-64, so without this its loops get
  * two doubles a vector; a build with -march=native gets the CPU's own
  * width anyway. The copies do the same IEEE operations in the same order
@@ -22,6 +24,7 @@
  * attribute and __builtin_cpu_supports, which gcc 12 and clang 14 both
  * take (clang 14 cannot call a target_clones function from another
  * file). Plain code on other CPUs and compilers. */
+
 /* clang warns for every `omp simd` loop it does not vectorise, as at -O1
  * (the fuzz build): the loops are right either way. */
 #if defined(__clang__)
@@ -40,7 +43,7 @@ enum { DEM_SIMD_BASE, DEM_SIMD_AVX2, DEM_SIMD_AVX512 };
 extern int dem_simd_limit;
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(DEM_NO_SIMD_DISPATCH)
-#define DEM_SIMD_DISPATCH(name, params, impl, args)                            \
+#define DEM_SIMD_DISPATCH_AS(linkage, name, params, impl, args)                \
   __attribute__((target("avx512f"))) static void name##_avx512 params {        \
     impl args;                                                                 \
   }                                                                            \
@@ -48,7 +51,7 @@ extern int dem_simd_limit;
     impl args;                                                                 \
   }                                                                            \
   static void name##_base params { impl args; }                                \
-  void name params {                                                           \
+  linkage void name params {                                                   \
     if (dem_simd_limit >= DEM_SIMD_AVX512 &&                                   \
         __builtin_cpu_supports("avx512f"))                                     \
       name##_avx512 args;                                                      \
@@ -59,8 +62,14 @@ extern int dem_simd_limit;
       name##_base args;                                                        \
   }
 #else
-#define DEM_SIMD_DISPATCH(name, params, impl, args)                            \
-  void name params { impl args; }
+#define DEM_SIMD_DISPATCH_AS(linkage, name, params, impl, args)                \
+  linkage void name params { impl args; }
 #endif
+
+/* The dispatching function, shared (declared in a header) or static. */
+#define DEM_SIMD_DISPATCH(name, params, impl, args)                            \
+  DEM_SIMD_DISPATCH_AS(, name, params, impl, args)
+#define DEM_SIMD_DISPATCH_STATIC(name, params, impl, args)                     \
+  DEM_SIMD_DISPATCH_AS(static, name, params, impl, args)
 
 #endif

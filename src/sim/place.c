@@ -127,6 +127,26 @@ DEM_SIMD_INLINE void place_range(struct dem_spheres *s,
   lanes_reduce(&sum, worst, escaped);
 }
 
+DEM_SIMD_INLINE void place_list(struct dem_spheres *s,
+                                const struct dem_bodies *b, const int *idx,
+                                size_t n, const struct dem_place_walls *w,
+                                double *worst, int *escaped) {
+  const struct lanes l = lanes_of(s, w);
+  const int *restrict body = s->body;
+  const double *restrict bx = &b->x[0][0], *restrict bq = &b->q[0][0];
+  struct lanes_sum sum = {{0}, {0}};
+  size_t a = 0;
+  for (; a + LANES <= n; a += LANES) {
+#pragma omp simd
+    for (int j = 0; j < LANES; j++)
+      lanes_add(&sum, j,
+                place_own(l, body, bx, bq, (size_t)idx[a + (size_t)j]));
+  }
+  for (; a < n; a++)
+    lanes_add(&sum, 0, place_own(l, body, bx, bq, (size_t)idx[a]));
+  lanes_reduce(&sum, worst, escaped);
+}
+
 DEM_SIMD_INLINE void place_members(struct dem_spheres *s,
                                    const struct dem_bodies *b, size_t k,
                                    const int *idx, size_t i0, size_t n,
@@ -175,3 +195,9 @@ DEM_SIMD_DISPATCH(dem_place_members,
                    const struct dem_place_walls *w, double *worst,
                    int *escaped),
                   place_members, (s, b, k, idx, i0, n, w, worst, escaped))
+
+DEM_SIMD_DISPATCH(dem_place_list,
+                  (struct dem_spheres * s, const struct dem_bodies *b,
+                   const int *idx, size_t n, const struct dem_place_walls *w,
+                   double *worst, int *escaped),
+                  place_list, (s, b, idx, n, w, worst, escaped))

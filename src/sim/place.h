@@ -24,6 +24,11 @@ void dem_place_range(struct dem_spheres *s, const struct dem_bodies *b,
                      size_t i0, size_t i1, const struct dem_place_walls *w,
                      double *worst, int *escaped);
 
+/* Places the n spheres idx[0..n), each at its own body's pose. */
+void dem_place_list(struct dem_spheres *s, const struct dem_bodies *b,
+                    const int *idx, size_t n, const struct dem_place_walls *w,
+                    double *worst, int *escaped);
+
 /* Places the n spheres idx[0..n) (or, if idx is NULL, spheres i0..i0+n-1),
  * all members of body k. */
 void dem_place_members(struct dem_spheres *s, const struct dem_bodies *b,
