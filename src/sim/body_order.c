@@ -9,6 +9,7 @@
 #include "sim/fields.h"
 #include "sim/grid.h"
 #include "sim/near.h"
+#include "sim/scan.h"
 
 struct dem_order_work {
   size_t n_bodies, n_spheres; /* what the arrays below hold */
@@ -104,15 +105,22 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
       });
   dem_counting_sort(nb, w->key, w->grid.n_cells, w->grid.cell_start, w->order);
 
-  /* Spheres in the new body order, members in member order. */
-  size_t next = 0;
-  for (size_t k = 0; k < nb; k++) {
-    size_t old = w->order[k];
-    w->first[k] = next;
-    for (size_t m = b->first_member[old]; m < b->first_member[old + 1]; m++)
-      w->sphere_order[next++] = m;
-  }
-  w->first[nb] = next;
+  /* Spheres in the new body order, members in member order: the new
+   * ranges are a prefix sum of the member counts. */
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < n; k++) {
+    const size_t old = w->order[k];
+    w->first[k + 1] = b->first_member[old + 1] - b->first_member[old];
+      });
+  dem_prefix_counts(w->first, nb);
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < n; k++) {
+    const size_t old = w->order[k], m0 = b->first_member[old];
+    for (size_t m = 0; m < w->first[k + 1] - w->first[k]; m++)
+      w->sphere_order[w->first[k] + m] = m0 + m;
+      });
 
   /* Every per-body and per-sphere array of the field table, and the
    * contacts with their owners. */
@@ -121,13 +129,17 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
   if ((st = dem_contacts_follow(sim, w->sphere_order)))
     return st;
   memcpy(b->first_member, w->first, (nb + 1) * sizeof *w->first);
-  for (size_t k = 0; k < nb; k++)
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < n; k++) {
     for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++)
       s->body[i] = (int)k;
-  for (size_t k = 0; k < nb; k++)
-    b->index_of[b->id[k]] = k;
-  for (size_t i = 0; i < ns; i++)
-    s->index_of[s->id[i]] = i;
+    b->index_of[b->id[k]] = (size_t)k;
+      });
+  const long nsl = (long)ns;
+  DEM_PARALLEL_IF(nsl > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long i = 0; i < nsl; i++) s->index_of[s->id[i]] =
+                      (size_t)i;);
 
   sim->nb.sorted_at = sim->nb.builds;
   sim->nb.sorts++;

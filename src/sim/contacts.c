@@ -3,6 +3,7 @@
 #include "sim/contacts.h"
 
 #include "sim/mesh_walls.h"
+#include "sim/scan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,14 +101,6 @@ static void merge_owner(struct dem_contact_list *c, size_t i) {
   }
 }
 
-/* start[i + 1] holds sphere i's count on entry; ranges on return. */
-static size_t prefix(size_t *start, size_t n) {
-  start[0] = 0;
-  for (size_t i = 0; i < n; i++)
-    start[i + 1] += start[i];
-  return start[n];
-}
-
 /* The first place in list[a..b) (ascending partner id) whose id is not
  * below `id`. */
 static size_t lower_bound(const int *list, size_t a, size_t b,
@@ -138,7 +131,7 @@ dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
                   for (long i = 0; i < n; i++) range[i + 1] =
                       start[i + 1] - lower_bound(list, start[i], start[i + 1],
                                                  sid, sid[i] + 1););
-  c->n = prefix(range, s->n);
+  c->n = dem_prefix_counts(range, s->n);
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
       for (long i = 0; i < n; i++) {
@@ -266,12 +259,10 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
   }
   /* retire() makes old_start the current ranges and these the new ones:
    * the counts must survive it, so they were written to old_start. */
-  size_t total = 0;
-  for (long i = 0; i < n; i++)
-    total += range[i + 1];
+  size_t total = dem_prefix_counts(range, s->n);
   dem_status st = retire(sim, DEM_ITEM_WALL_CONTACTS, total);
   if (!st && mw) {
-    size_t n_cand = prefix(tris, s->n);
+    size_t n_cand = dem_prefix_counts(tris, s->n);
     if (n_cand > mw->cap_cand) {
       free(mw->cand);
       free(mw->cand_shift);
@@ -290,7 +281,7 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
     return st;
   }
   range = c->start;
-  c->n = prefix(range, s->n);
+  c->n = total;
   DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
     struct near_buf nb = {0};
     _Pragma("omp for schedule(static)") for (long i = 0; i < n; i++) {
@@ -354,13 +345,18 @@ static dem_status follow_list(struct dem_sim *sim, enum dem_item item,
     free(corder), free(buf);
     return dem_fail(DEM_ERR_NOMEM, "out of memory sorting %zu contacts", n);
   }
-  start[0] = 0;
-  for (size_t k = 0; k < ns; k++) {
-    size_t a = c->start[order[k]], b = c->start[order[k] + 1];
-    for (size_t m = a; m < b; m++)
-      corder[start[k] + (m - a)] = m;
-    start[k + 1] = start[k] + (b - a);
-  }
+  const long nsl = (long)ns;
+  DEM_PARALLEL_IF(nsl > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long k = 0; k < nsl; k++) start[k + 1] =
+                      c->start[order[k] + 1] - c->start[order[k]];);
+  dem_prefix_counts(start, ns);
+  DEM_PARALLEL_IF(
+      nsl > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < nsl; k++) {
+    const size_t a = c->start[order[k]];
+    for (size_t m = 0; m < start[k + 1] - start[k]; m++)
+      corder[start[k] + m] = a + m;
+      });
   dem_fields_permute(sim, item, n, corder, buf);
   SWAP(size_t *, c->start, c->old_start);
   free(corder), free(buf);
@@ -405,7 +401,7 @@ dem_status dem_contacts_adopt(struct dem_sim *sim, enum dem_item item,
   memset(c->old_start, 0, (ns + 1) * sizeof *c->old_start);
   for (size_t k = 0; k < n; k++)
     c->old_start[s->index_of[key[k][0]] + 1]++;
-  prefix(c->old_start, ns);
+  dem_prefix_counts(c->old_start, ns);
   size_t *fill = malloc((ns ? ns : 1) * sizeof *fill);
   if (!fill)
     return dem_fail(DEM_ERR_NOMEM, "out of memory");

@@ -2,6 +2,7 @@
  * it. */
 #include "sim/fields.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,10 +318,16 @@ static void permute(void *a, size_t size, size_t n, const size_t *order,
   const char *src = a;
   char *tmp = buf;
   long nn = (long)n;
-  DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-                  for (long k = 0; k < nn; k++) memcpy(
-                      tmp + (size_t)k * size, src + order[k] * size, size););
-  memcpy(a, buf, n * size);
+  /* Gathered into buf, then copied back, each thread its slice (a
+   * serial copy back was a serial part of every spatial sort). */
+  DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel, {
+    _Pragma("omp for schedule(static)") for (long k = 0; k < nn; k++)
+        memcpy(tmp + (size_t)k * size, src + order[k] * size, size);
+    const size_t t = (size_t)omp_get_thread_num(),
+                 nt = (size_t)omp_get_num_threads();
+    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
+    memcpy((char *)a + k0 * size, tmp + k0 * size, (k1 - k0) * size);
+  });
 }
 
 void dem_fields_permute(struct dem_sim *sim, enum dem_item item, size_t n,

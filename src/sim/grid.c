@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,10 +76,9 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
               sizeof *g->cell_start);
 }
 
-/* Stable counting sort of n items by key (0..n_keys-1, where key n_keys-1
- * is the left-out bucket): order[new] = old, start[key] = first new. */
-void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
-                       size_t *start, size_t *order) {
+/* The serial sort: count, scan, place, shift back. */
+static void counting_sort_serial(size_t n, const size_t *key, size_t n_keys,
+                                 size_t *start, size_t *order) {
   memset(start, 0, (n_keys + 1) * sizeof *start);
   for (size_t i = 0; i < n; i++)
     start[key[i] + 1]++;
@@ -89,4 +89,72 @@ void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
   for (size_t c = n_keys; c > 0; c--)
     start[c] = start[c - 1];
   start[0] = 0;
+}
+
+/* Coarse bins of keys for balancing the threads' shares. */
+enum { BINS = 256 };
+
+/* The first bin b with sum(coarse[0..b)) >= target. */
+static size_t bin_at(const size_t *coarse, size_t bins, size_t target) {
+  size_t b = 0, sum = 0;
+  while (b < bins && sum < target)
+    sum += coarse[b++];
+  return b;
+}
+
+/* Stable counting sort of n items by key (0..n_keys-1, where key n_keys-1
+ * is the left-out bucket): order[new] = old, start[key] = first new.
+ * Each thread takes a range of keys holding about n / threads items
+ * (from a coarse count of bins of keys), counts its keys' items, places
+ * them scanning every item in order, and sets its keys' starts: the
+ * result is the serial one for any thread count, and no thread needs a
+ * count array of its own. */
+void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
+                       size_t *start, size_t *order) {
+  int most = omp_get_max_threads();
+  if (n <= DEM_PARALLEL_MIN || most == 1) {
+    counting_sort_serial(n, key, n_keys, start, order);
+    return;
+  }
+  int shift = 0; /* keys per bin: a power of two, no division per item */
+  while ((n_keys + ((size_t)1 << shift) - 1) >> shift > BINS)
+    shift++;
+  const size_t bins = (n_keys + ((size_t)1 << shift) - 1) >> shift;
+  size_t coarse[BINS] = {0};
+  const long nn = (long)n;
+#pragma omp parallel
+  {
+    const size_t t = (size_t)omp_get_thread_num(),
+                 nt = (size_t)omp_get_num_threads();
+#pragma omp for schedule(static) reduction(+ : coarse[:BINS])
+    for (long i = 0; i < nn; i++)
+      coarse[key[i] >> shift]++;
+    const size_t b0 = bin_at(coarse, bins, n * t / nt),
+                 b1 = t + 1 == nt ? bins
+                                  : bin_at(coarse, bins, n * (t + 1) / nt);
+    const size_t c0 = b0 << shift < n_keys ? b0 << shift : n_keys,
+                 c1 = b1 << shift < n_keys ? b1 << shift : n_keys;
+    size_t base = 0;
+    for (size_t b = 0; b < b0; b++)
+      base += coarse[b];
+    for (size_t c = c0; c < c1; c++)
+      start[c] = 0;
+    for (size_t i = 0; i < n; i++)
+      if (key[i] - c0 < c1 - c0) /* c0 <= key < c1, unsigned */
+        start[key[i]]++;
+    for (size_t c = c0, run = base; c < c1; c++) {
+      const size_t count = start[c];
+      start[c] = run;
+      run += count;
+    }
+    for (size_t i = 0; i < n; i++)
+      if (key[i] - c0 < c1 - c0)
+        order[start[key[i]]++] = i;
+    for (size_t c = c1; c > c0 + 1; c--)
+      start[c - 1] = start[c - 2];
+    if (c1 > c0)
+      start[c0] = base;
+    if (t + 1 == nt)
+      start[n_keys] = n;
+  }
 }

@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/simd.h"
+
 /* Allowance for rounding, relative to the sizes involved: the placements
  * and this bound round at about 1e-16 of them. */
 #define ROUNDING 1e-12
+
+/* Bodies whose bounds are computed together (on the stack). */
+enum { NEAR_BLOCK = 256 };
 
 static double norm2_q(const double q[4]) {
   return q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
@@ -40,36 +45,47 @@ static void anchor(struct dem_near *nr, const struct dem_bodies *b, size_t k,
  * 1 - cos): ||M(q) - M(q_a)|| <= 2 (s / s_a) |d_v| + 2 |s^2 - s_a^2|. For
  * a unit quaternion and a sphere at `reach` normal to the axis this is
  * exact, so a body is rarely placed whole before the build it triggers;
- * plus rounding. */
-static double bound2(const struct dem_near *nr, const struct dem_bodies *b,
-                     size_t k) {
-  const double *x = b->x[k], *q = b->q[k], *qa = nr->q_at[k];
-  double c[4], d[4], dx[3];
-  q_conj(c, qa);
-  q_mul(d, c, q);
-  const double s2 = norm2_q(q), sa2 = norm2_q(qa), R = nr->reach[k];
-  const double dv = sqrt(d[1] * d[1] + d[2] * d[2] + d[3] * d[3]);
-  const double turn = 2 * sqrt(s2 / sa2) * dv + 2 * fabs(s2 - sa2);
-  v3_sub(dx, x, nr->x_at[k]);
-  double round =
-      nr->slack[k] + ROUNDING * (fabs(x[0]) + fabs(x[1]) + fabs(x[2]) + R * s2);
-  double bound =
-      (nr->moved[k] + sqrt(v3_dot(dx, dx)) + turn * R + round) * (1 + ROUNDING);
-  return bound * bound;
+ * plus rounding. The squared bounds of bodies k0..k1-1 into b2[0..), in
+ * vector lanes: d = q_a* q's vector part, the norms and the sums spelled
+ * out on scalars for `omp simd`. */
+DEM_SIMD_INLINE void bounds_lanes(const struct dem_near *nr,
+                                  const struct dem_bodies *b, size_t k0,
+                                  size_t k1, double *restrict b2) {
+  const double *restrict x = &b->x[0][0], *restrict q = &b->q[0][0];
+  const double *restrict xa = &nr->x_at[0][0], *restrict qa = &nr->q_at[0][0];
+  const double *restrict moved = nr->moved, *restrict reach = nr->reach,
+                         *restrict slack = nr->slack;
+#pragma omp simd
+  for (size_t k = k0; k < k1; k++) {
+    const double q0 = q[4 * k], q1 = q[4 * k + 1], q2 = q[4 * k + 2],
+                 q3 = q[4 * k + 3];
+    const double a0 = qa[4 * k], a1 = qa[4 * k + 1], a2 = qa[4 * k + 2],
+                 a3 = qa[4 * k + 3];
+    const double c0 = a0, c1 = -a1, c2 = -a2, c3 = -a3;
+    const double d1 = c0 * q1 + c1 * q0 + c2 * q3 - c3 * q2;
+    const double d2 = c0 * q2 - c1 * q3 + c2 * q0 + c3 * q1;
+    const double d3 = c0 * q3 + c1 * q2 - c2 * q1 + c3 * q0;
+    const double s2 = q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3;
+    const double sa2 = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
+    const double R = reach[k];
+    const double dv = sqrt(d1 * d1 + d2 * d2 + d3 * d3);
+    const double turn = 2 * sqrt(s2 / sa2) * dv + 2 * fabs(s2 - sa2);
+    const double x0 = x[3 * k], x1 = x[3 * k + 1], x2 = x[3 * k + 2];
+    const double dx0 = x0 - xa[3 * k], dx1 = x1 - xa[3 * k + 1],
+                 dx2 = x2 - xa[3 * k + 2];
+    const double round =
+        slack[k] + ROUNDING * (fabs(x0) + fabs(x1) + fabs(x2) + R * s2);
+    const double bound = (moved[k] + sqrt(dx0 * dx0 + dx1 * dx1 + dx2 * dx2) +
+                          turn * R + round) *
+                         (1 + ROUNDING);
+    b2[k - k0] = bound * bound;
+  }
 }
 
-/* Places sphere i of body k: its squared displacement into *worst, and
- * whether it lies entirely beyond a wall into *escaped. */
-static inline void place(struct dem_spheres *s, const struct dem_bodies *b,
-                         size_t i, size_t k, int walls, const double lo[3],
-                         const double hi[3], double *worst, int *escaped) {
-  double d2 = dem_place_sphere(s, b, i, k);
-  *worst = d2 > *worst ? d2 : *worst;
-  if (walls)
-    for (int a = 0; a < 3; a++)
-      *escaped |= s->x[i][a] < lo[a] - s->radius[i] ||
-                  s->x[i][a] > hi[a] + s->radius[i];
-}
+DEM_SIMD_DISPATCH_STATIC(near_bounds,
+                         (const struct dem_near *nr, const struct dem_bodies *b,
+                          size_t k0, size_t k1, double *b2),
+                         bounds_lanes, (nr, b, k0, k1, b2))
 
 static dem_status reserve(struct dem_near **p, size_t n) {
   if (!*p && !(*p = calloc(1, sizeof **p)))
@@ -120,16 +136,26 @@ dem_status dem_near_update(struct dem_sim *sim) {
   if (st)
     return st;
   struct dem_near *nr = nb->near;
-  /* The active list ascends and each body's spheres are contiguous. */
-  size_t a = 0;
-  for (size_t k = 0; k < n; k++) {
-    nr->act[k] = a;
-    while (a < nb->n_active && (size_t)s->body[nb->active[a]] == k)
-      a++;
-    nr->reach[k] = reach_of(sim, k);
-    anchor(nr, b, k, 0.0);
-  }
-  nr->act[n] = a;
+  /* The active list ascends and each body's spheres are contiguous:
+   * body k's active spheres start at the first active index not below
+   * its first member. */
+  const long nl = (long)n;
+  DEM_PARALLEL_IF(
+      nl > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < nl; k++) {
+    size_t lo = 0, hi = nb->n_active;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if ((size_t)nb->active[mid] < b->first_member[k])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    nr->act[k] = lo;
+    nr->reach[k] = reach_of(sim, (size_t)k);
+    anchor(nr, b, (size_t)k, 0.0);
+      });
+  nr->act[n] = nb->n_active;
   nr->n_bodies = n;
   return DEM_OK;
 }
@@ -137,40 +163,48 @@ dem_status dem_near_update(struct dem_sim *sim) {
 /* Spheres left unplaced cannot lie beyond a wall: at the build each was
  * more than r + skin inside every wall (else it would have a wall contact
  * and be active), and it has moved less than skin/2 since. */
-void dem_near_update_spheres(struct dem_sim *sim, const double lo[3],
-                             const double hi[3]) {
+void dem_near_update_spheres(struct dem_sim *sim,
+                             const struct dem_place_walls *w) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
   struct dem_near *nr = sim->nb.near;
-  const size_t *act = nr->act;
+  const size_t *act = nr->act, *first = b->first_member;
   const int *active = sim->nb.active;
-  const int walls = sim->walls.enabled;
   const double limit = 0.25 * sim->nb.skin * sim->nb.skin;
-  long n = (long)b->n;
+  const long n_blocks = (long)((b->n + NEAR_BLOCK - 1) / NEAR_BLOCK);
   double worst = 0.0, bound = 0.0;
   int escaped = 0, skipped = 0;
+  /* Blocks of bodies: their bounds in vector lanes, then the active
+   * spheres of the bodies within the limit, a run of the active list at
+   * a time (in lanes, sim/place.c), and whole the bodies beyond it. */
   DEM_PARALLEL_IF(
       sim->nb.n_active + DEM_NEAR_BODY_COST * b->n > DEM_PARALLEL_MIN,
       omp parallel for schedule(static) reduction(max : worst, bound)
           reduction(| : escaped, skipped),
-      for (long k = 0; k < n; k++) {
-    const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
-    double b2 = bound2(nr, b, (size_t)k);
-    if (b2 <= limit) {
-      for (size_t a = act[k]; a < act[k + 1]; a++)
-        place(s, b, (size_t)active[a], (size_t)k, walls, lo, hi, &worst,
-              &escaped);
-      if (act[k + 1] - act[k] < m1 - m0) {
-        bound = b2 > bound ? b2 : bound;
-        skipped = 1;
+      for (long blk = 0; blk < n_blocks; blk++) {
+    const size_t k0 = (size_t)blk * NEAR_BLOCK,
+                 k1 = k0 + NEAR_BLOCK < b->n ? k0 + NEAR_BLOCK : b->n;
+    double b2[NEAR_BLOCK];
+    near_bounds(nr, b, k0, k1, b2);
+    size_t run = act[k0]; /* active spheres not yet placed, from here */
+    for (size_t k = k0; k < k1; k++) {
+      const double bk = b2[k - k0];
+      if (bk <= limit) {
+        if (act[k + 1] - act[k] < first[k + 1] - first[k]) {
+          bound = bk > bound ? bk : bound;
+          skipped = 1;
+        }
+        continue;
       }
-      continue;
+      dem_place_list(s, b, active + run, act[k] - run, w, &worst, &escaped);
+      run = act[k + 1];
+      double most = 0.0;
+      dem_place_members(s, b, k, NULL, first[k], first[k + 1] - first[k], w,
+                        &most, &escaped);
+      anchor(nr, b, k, most);
+      worst = most > worst ? most : worst;
     }
-    double w = 0.0;
-    for (size_t i = m0; i < m1; i++)
-      place(s, b, i, (size_t)k, walls, lo, hi, &w, &escaped);
-    anchor(nr, b, (size_t)k, w);
-    worst = w > worst ? w : worst;
+    dem_place_list(s, b, active + run, act[k1] - run, w, &worst, &escaped);
       });
   sim->nb.moved2 = worst;
   sim->nb.far_bound2 = bound;
@@ -186,19 +220,20 @@ static double place_all(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
   struct dem_near *nr = sim->nb.near;
-  const double none[3] = {0, 0, 0};
+  const struct dem_place_walls open = {{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
+                                       {HUGE_VAL, HUGE_VAL, HUGE_VAL}};
   long n = (long)b->n;
   double worst = 0.0;
-  int escaped = 0;
   DEM_PARALLEL_IF(
       s->n > DEM_PARALLEL_MIN,
       omp parallel for schedule(static) reduction(max : worst),
       for (long k = 0; k < n; k++) {
-    double w = 0.0;
-    for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++)
-      place(s, b, i, (size_t)k, 0, none, none, &w, &escaped);
-    anchor(nr, b, (size_t)k, w);
-    worst = w > worst ? w : worst;
+    const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
+    double most = 0.0;
+    int out = 0;
+    dem_place_members(s, b, (size_t)k, NULL, m0, m1 - m0, &open, &most, &out);
+    anchor(nr, b, (size_t)k, most);
+    worst = most > worst ? most : worst;
       });
   nr->stale = 0;
   return worst;

@@ -5,6 +5,7 @@
 #define DEM_SIM_NEAR_H
 
 #include "core/quat.h"
+#include "sim/place.h"
 #include "sim/sim.h"
 
 /* A body's bound costs about as much as placing this many spheres: the
@@ -31,9 +32,9 @@ struct dem_near {
   int stale;                     /* some sphere lags its body's pose */
 };
 
-/* Sphere i of body bi at its body's pose, as every placement does it (the
- * same operations, so the same bits); returns its squared displacement
- * since the last build. */
+/* Sphere i of body bi at its body's pose, one at a time: the reference
+ * for the lanes of sim/place.c, which do the same operations (so give the
+ * same bits); returns its squared displacement since the last build. */
 static inline double dem_place_sphere(struct dem_spheres *s,
                                       const struct dem_bodies *b, size_t i,
                                       size_t bi) {
@@ -62,10 +63,10 @@ dem_status dem_near_update(struct dem_sim *sim);
 /* The near path's update_spheres: places the active spheres, and all of a
  * body's when its bound exceeds skin/2 (moving its anchor there). Sets
  * nb.moved2 (placed spheres, exact), nb.far_bound2 (the largest bound of
- * the bodies with spheres left unplaced) and the escape flag. lo/hi: the
+ * the bodies with spheres left unplaced) and the escape flag. w: the
  * walls, open along periodic axes. */
-void dem_near_update_spheres(struct dem_sim *sim, const double lo[3],
-                             const double hi[3]);
+void dem_near_update_spheres(struct dem_sim *sim,
+                             const struct dem_place_walls *w);
 
 /* Places every sphere and returns their largest squared displacement
  * since the build: the exact answer when nb.far_bound2 alone cannot

@@ -14,6 +14,7 @@
 #include "sim/mesh_walls.h"
 #include "sim/near.h"
 #include "sim/periodic.h"
+#include "sim/scan.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
 struct pair_buf {
@@ -444,31 +445,83 @@ static void find_pairs_periodic(struct dem_sim *sim, size_t n_search) {
   });
 }
 
+/* The ends of the threads' pairs that land in spheres [k0, k1): counted
+ * into pos (fill = 0), or written into their lists at pos (fill = 1).
+ * Every thread scans every pair in the same order, so each list gets its
+ * entries in the same order whatever the thread count (and they are
+ * sorted after anyway). */
+static void mirror_slice(const struct dem_nb_work *w, size_t k0, size_t k1,
+                         int fill, size_t *pos, int *list) {
+  const size_t *order = w->order;
+  for (int t = 0; t < w->n_tb; t++) {
+    const struct pair_buf *p = &w->tb[t];
+    for (size_t k = 0; k < p->n; k++) {
+      const size_t i = order[p->ij[k][0]], j = order[p->ij[k][1]];
+      if (i - k0 < k1 - k0) { /* k0 <= i < k1, unsigned */
+        if (fill)
+          list[pos[i]] = (int)j;
+        pos[i]++;
+      }
+      if (j - k0 < k1 - k0) {
+        if (fill)
+          list[pos[j]] = (int)i;
+        pos[j]++;
+      }
+    }
+  }
+}
+
+/* Sphere i's list sorted by partner id (insertion sort: lists are
+ * short), so that force sums do not depend on the current sphere order. */
+static void sort_list(int *list, size_t a, size_t b, const size_t *id) {
+  for (size_t k = a + 1; k < b; k++) {
+    int v = list[k];
+    size_t m = k;
+    for (; m > a && id[list[m - 1]] > id[v]; m--)
+      list[m] = list[m - 1];
+    list[m] = v;
+  }
+}
+
 /* Full lists from the threads' pairs (in cell-order indices), in the
- * spheres' own indices, each list sorted ascending. */
+ * spheres' own indices, each list sorted ascending. Each thread owns a
+ * slice of the spheres: it counts, scans and fills their lists (reading
+ * every pair; the pairs are a few per sphere at most). */
 static dem_status mirror_pairs(struct dem_sim *sim) {
   struct dem_neighbors *nb = &sim->nb;
   struct dem_nb_work *w = nb->work;
   const size_t n = sim->s.n;
-  const size_t *order = w->order;
   size_t *start = nb->start, *pos = w->pos;
-  memset(pos, 0, n * sizeof *pos);
-  size_t pairs = 0;
-  for (int t = 0; t < w->n_tb; t++) {
-    const struct pair_buf *p = &w->tb[t];
-    if (p->failed)
+  for (int t = 0; t < w->n_tb; t++)
+    if (w->tb[t].failed)
       return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour pairs");
-    for (size_t k = 0; k < p->n; k++) {
-      pos[order[p->ij[k][0]]]++;
-      pos[order[p->ij[k][1]]]++;
+  size_t part[DEM_SCAN_MAX_SLICES + 1];
+  const int team = omp_get_max_threads() < DEM_SCAN_MAX_SLICES
+                       ? omp_get_max_threads()
+                       : DEM_SCAN_MAX_SLICES;
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel num_threads(team), {
+    const size_t t = (size_t)omp_get_thread_num(),
+                 nt = (size_t)omp_get_num_threads();
+    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
+    memset(pos + k0, 0, (k1 - k0) * sizeof *pos);
+    mirror_slice(w, k0, k1, 0, pos, NULL);
+    size_t sum = 0;
+    for (size_t k = k0; k < k1; k++)
+      sum += pos[k];
+    part[t + 1] = sum;
+    _Pragma("omp barrier") _Pragma("omp single") {
+      part[0] = 0;
+      for (size_t u = 0; u < nt; u++)
+        part[u + 1] += part[u];
     }
-    pairs += p->n;
-  }
-  start[0] = 0;
-  for (size_t k = 0; k < n; k++) {
-    start[k + 1] = start[k] + pos[k];
-    pos[k] = start[k];
-  }
+    size_t run = part[t];
+    for (size_t k = k0; k < k1; k++) {
+      start[k] = run;
+      run += pos[k];
+    }
+    if (t + 1 == nt)
+      start[n] = run;
+  });
   if (nb->capacity < start[n] || !nb->list) {
     size_t cap = start[n] + start[n] / 4 + 16;
     free(nb->list), free(w->codes);
@@ -484,30 +537,16 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
     }
   }
   int *list = nb->list;
-  for (int t = 0; t < w->n_tb; t++) {
-    const struct pair_buf *p = &w->tb[t];
-    for (size_t k = 0; k < p->n; k++) {
-      int i = (int)order[p->ij[k][0]], j = (int)order[p->ij[k][1]];
-      list[pos[i]++] = j;
-      list[pos[j]++] = i;
-    }
-  }
-  /* Each list sorted by sphere id (insertion sort: lists are short), so
-   * that force sums do not depend on the current sphere order. */
   const size_t *id = sim->s.id;
-  long nn = (long)n;
-  DEM_PARALLEL_IF(
-      nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long i = 0; i < nn; i++) {
-    for (size_t k = start[i] + 1; k < start[i + 1]; k++) {
-      int v = list[k];
-      size_t m = k;
-      for (; m > start[i] && id[list[m - 1]] > id[v]; m--)
-        list[m] = list[m - 1];
-      list[m] = v;
-    }
-      });
-  (void)pairs;
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel num_threads(team), {
+    const size_t t = (size_t)omp_get_thread_num(),
+                 nt = (size_t)omp_get_num_threads();
+    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
+    memcpy(pos + k0, start + k0, (k1 - k0) * sizeof *pos);
+    mirror_slice(w, k0, k1, 1, pos, list);
+    for (size_t k = k0; k < k1; k++)
+      sort_list(list, start[k], start[k + 1], id);
+  });
   /* The pairs become contacts, which keep their history; the lists
    * become codes into them. */
   dem_status st = dem_contacts_build_pairs(sim, start, list, w->codes);

@@ -3,6 +3,7 @@
 #include "sim/sim.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 
 #include "core/quat.h"
@@ -12,6 +13,7 @@
 #include "sim/mesh_walls.h"
 #include "sim/near.h"
 #include "sim/neighbors.h"
+#include "sim/place.h"
 
 /* The per-sphere owner ranges of a contact list (the rest of its
  * arrays grows with the contacts, sim/contacts.c). */
@@ -93,33 +95,28 @@ double dem_effective_modulus(const struct dem_material *a,
 void dem_sim_update_spheres(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_bodies *b = &sim->b;
-  const struct dem_walls *wl = &sim->walls;
-  long n = (long)s->n;
+  const size_t n = s->n;
   double worst = 0.0;
   int escaped = 0;
   /* No walls, so no escape, along periodic axes. */
-  double lo[3], hi[3];
-  for (int k = 0; k < 3; k++) {
-    int open = wl->periodic >> k & 1u;
-    lo[k] = open ? -HUGE_VAL : wl->lo[k];
-    hi[k] = open ? HUGE_VAL : wl->hi[k];
-  }
+  struct dem_place_walls w;
+  dem_place_walls_of(&sim->walls, &w);
   if (dem_near_on(sim)) {
-    dem_near_update_spheres(sim, lo, hi);
+    dem_near_update_spheres(sim, &w);
     return;
   }
-  DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN,
-      omp parallel for schedule(static) reduction(max : worst)
-          reduction(| : escaped),
-      for (long i = 0; i < n; i++) {
-    double d2 = dem_place_sphere(s, b, (size_t)i, (size_t)s->body[i]);
-    worst = d2 > worst ? d2 : worst;
-    if (wl->enabled)
-      for (int k = 0; k < 3; k++)
-        escaped |= s->x[i][k] < lo[k] - s->radius[i] ||
-                   s->x[i][k] > hi[k] + s->radius[i];
-      });
+  /* Each thread places its static slice of the spheres in vector lanes
+   * (sim/place.c). */
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN,
+                  omp parallel reduction(max
+                                         : worst) reduction(|
+                                                            : escaped),
+                  {
+                    size_t t = (size_t)omp_get_thread_num(),
+                           nt = (size_t)omp_get_num_threads();
+                    dem_place_range(s, b, n * t / nt, n * (t + 1) / nt, &w,
+                                    &worst, &escaped);
+                  });
   /* The displacement since the last build and the wall check, while the
    * positions are in cache (see dem_neighbors_stale and the runner). */
   sim->nb.moved2 = worst;

@@ -1,0 +1,203 @@
+/* Spheres placed at their bodies' poses: x = x_body + q_rotate(q, offset),
+ * in vector lanes, with the displacement since the build and the escape
+ * check on the way. */
+#include "sim/place.h"
+
+#include <math.h>
+
+#include "core/simd.h"
+
+void dem_place_walls_of(const struct dem_walls *wl, struct dem_place_walls *w) {
+  for (int k = 0; k < 3; k++) {
+    int open = !wl->enabled || (wl->periodic >> k & 1u);
+    w->lo[k] = open ? -HUGE_VAL : wl->lo[k];
+    w->hi[k] = open ? HUGE_VAL : wl->hi[k];
+  }
+}
+
+/* The sphere arrays flat (x, y, z of sphere i at 3 i), loaded once, and
+ * the walls: the vectoriser then sees strided and gathered loads it can
+ * do in lanes. */
+struct lanes {
+  double *restrict x;
+  const double *restrict x_build, *restrict offset, *restrict radius;
+  double lo0, lo1, lo2, hi0, hi1, hi2;
+};
+
+DEM_SIMD_INLINE struct lanes lanes_of(struct dem_spheres *s,
+                                      const struct dem_place_walls *w) {
+  return (struct lanes){
+      .x = &s->x[0][0],
+      .x_build = &s->x_build[0][0],
+      .offset = &s->offset[0][0],
+      .radius = s->radius,
+      .lo0 = w->lo[0],
+      .lo1 = w->lo[1],
+      .lo2 = w->lo[2],
+      .hi0 = w->hi[0],
+      .hi1 = w->hi[1],
+      .hi2 = w->hi[2],
+  };
+}
+
+/* What one lane measures. */
+struct lane {
+  double d2;
+  int out;
+};
+
+/* Sphere i at the pose (x, q) of its body. The operations of q_rotate
+ * (t = 2 (u x v), r = v + w t + u x t), v3_add, v3_sub and v3_dot, in
+ * their order, spelled out on scalars: an array local to the loop body
+ * would become a per-lane array in memory under `omp simd`. The same
+ * operations give the same bits as dem_place_sphere
+ * (tests/test_place.c). */
+DEM_SIMD_INLINE struct lane place_lane(const struct lanes l, double bx,
+                                       double by, double bz, double qw,
+                                       double qx, double qy, double qz,
+                                       size_t i) {
+  const double vx = l.offset[3 * i], vy = l.offset[3 * i + 1],
+               vz = l.offset[3 * i + 2];
+  double tx = qy * vz - qz * vy, ty = qz * vx - qx * vz, tz = qx * vy - qy * vx;
+  tx = tx * 2.0, ty = ty * 2.0, tz = tz * 2.0;
+  const double cx = qy * tz - qz * ty, cy = qz * tx - qx * tz,
+               cz = qx * ty - qy * tx;
+  const double x = bx + (vx + qw * tx + cx), y = by + (vy + qw * ty + cy),
+               z = bz + (vz + qw * tz + cz);
+  l.x[3 * i] = x, l.x[3 * i + 1] = y, l.x[3 * i + 2] = z;
+  const double mx = x - l.x_build[3 * i], my = y - l.x_build[3 * i + 1],
+               mz = z - l.x_build[3 * i + 2];
+  const double r = l.radius[i];
+  return (struct lane){mx * mx + my * my + mz * mz,
+                       (x < l.lo0 - r) | (x > l.hi0 + r) | (y < l.lo1 - r) |
+                           (y > l.hi1 + r) | (z < l.lo2 - r) | (z > l.hi2 + r)};
+}
+
+/* Lanes of a vector, at most (8: AVX-512); the compiler picks the width
+ * and unrolls. The largest displacement and the escapes are kept per
+ * lane and reduced once at the end: no reduction inside the vector loop,
+ * which both gcc and clang vectorise. */
+enum { LANES = 8 };
+
+/* The largest displacement and the escapes of one run of lanes. */
+struct lanes_sum {
+  double most[LANES];
+  int out[LANES];
+};
+
+DEM_SIMD_INLINE void lanes_add(struct lanes_sum *sum, int j, struct lane p) {
+  sum->most[j] = p.d2 > sum->most[j] ? p.d2 : sum->most[j];
+  sum->out[j] |= p.out;
+}
+
+DEM_SIMD_INLINE void lanes_reduce(const struct lanes_sum *sum, double *worst,
+                                  int *escaped) {
+  for (int j = 0; j < LANES; j++) {
+    *worst = sum->most[j] > *worst ? sum->most[j] : *worst;
+    *escaped |= sum->out[j];
+  }
+}
+
+/* Sphere i of its own body k = body[i]. */
+DEM_SIMD_INLINE struct lane place_own(const struct lanes l,
+                                      const int *restrict body,
+                                      const double *restrict bx,
+                                      const double *restrict bq, size_t i) {
+  const size_t k = (size_t)body[i];
+  return place_lane(l, bx[3 * k], bx[3 * k + 1], bx[3 * k + 2], bq[4 * k],
+                    bq[4 * k + 1], bq[4 * k + 2], bq[4 * k + 3], i);
+}
+
+DEM_SIMD_INLINE void place_range(struct dem_spheres *s,
+                                 const struct dem_bodies *b, size_t i0,
+                                 size_t i1, const struct dem_place_walls *w,
+                                 double *worst, int *escaped) {
+  const struct lanes l = lanes_of(s, w);
+  const int *restrict body = s->body;
+  const double *restrict bx = &b->x[0][0], *restrict bq = &b->q[0][0];
+  struct lanes_sum sum = {{0}, {0}};
+  size_t i = i0;
+  for (; i + LANES <= i1; i += LANES) {
+#pragma omp simd
+    for (int j = 0; j < LANES; j++)
+      lanes_add(&sum, j, place_own(l, body, bx, bq, i + (size_t)j));
+  }
+  for (; i < i1; i++)
+    lanes_add(&sum, 0, place_own(l, body, bx, bq, i));
+  lanes_reduce(&sum, worst, escaped);
+}
+
+DEM_SIMD_INLINE void place_list(struct dem_spheres *s,
+                                const struct dem_bodies *b, const int *idx,
+                                size_t n, const struct dem_place_walls *w,
+                                double *worst, int *escaped) {
+  const struct lanes l = lanes_of(s, w);
+  const int *restrict body = s->body;
+  const double *restrict bx = &b->x[0][0], *restrict bq = &b->q[0][0];
+  struct lanes_sum sum = {{0}, {0}};
+  size_t a = 0;
+  for (; a + LANES <= n; a += LANES) {
+#pragma omp simd
+    for (int j = 0; j < LANES; j++)
+      lanes_add(&sum, j,
+                place_own(l, body, bx, bq, (size_t)idx[a + (size_t)j]));
+  }
+  for (; a < n; a++)
+    lanes_add(&sum, 0, place_own(l, body, bx, bq, (size_t)idx[a]));
+  lanes_reduce(&sum, worst, escaped);
+}
+
+DEM_SIMD_INLINE void place_members(struct dem_spheres *s,
+                                   const struct dem_bodies *b, size_t k,
+                                   const int *idx, size_t i0, size_t n,
+                                   const struct dem_place_walls *w,
+                                   double *worst, int *escaped) {
+  const struct lanes l = lanes_of(s, w);
+  const double bx = b->x[k][0], by = b->x[k][1], bz = b->x[k][2];
+  const double qw = b->q[k][0], qx = b->q[k][1], qy = b->q[k][2],
+               qz = b->q[k][3];
+  struct lanes_sum sum = {{0}, {0}};
+  size_t a = 0;
+  if (idx) {
+    for (; a + LANES <= n; a += LANES) {
+#pragma omp simd
+      for (int j = 0; j < LANES; j++)
+        lanes_add(&sum, j,
+                  place_lane(l, bx, by, bz, qw, qx, qy, qz,
+                             (size_t)idx[a + (size_t)j]));
+    }
+    for (; a < n; a++)
+      lanes_add(&sum, 0,
+                place_lane(l, bx, by, bz, qw, qx, qy, qz, (size_t)idx[a]));
+  } else {
+    for (; a + LANES <= n; a += LANES) {
+#pragma omp simd
+      for (int j = 0; j < LANES; j++)
+        lanes_add(
+            &sum, j,
+            place_lane(l, bx, by, bz, qw, qx, qy, qz, i0 + a + (size_t)j));
+    }
+    for (; a < n; a++)
+      lanes_add(&sum, 0, place_lane(l, bx, by, bz, qw, qx, qy, qz, i0 + a));
+  }
+  lanes_reduce(&sum, worst, escaped);
+}
+
+DEM_SIMD_DISPATCH(dem_place_range,
+                  (struct dem_spheres * s, const struct dem_bodies *b,
+                   size_t i0, size_t i1, const struct dem_place_walls *w,
+                   double *worst, int *escaped),
+                  place_range, (s, b, i0, i1, w, worst, escaped))
+
+DEM_SIMD_DISPATCH(dem_place_members,
+                  (struct dem_spheres * s, const struct dem_bodies *b, size_t k,
+                   const int *idx, size_t i0, size_t n,
+                   const struct dem_place_walls *w, double *worst,
+                   int *escaped),
+                  place_members, (s, b, k, idx, i0, n, w, worst, escaped))
+
+DEM_SIMD_DISPATCH(dem_place_list,
+                  (struct dem_spheres * s, const struct dem_bodies *b,
+                   const int *idx, size_t n, const struct dem_place_walls *w,
+                   double *worst, int *escaped),
+                  place_list, (s, b, idx, n, w, worst, escaped))

@@ -1,0 +1,39 @@
+/* Spheres placed at their bodies' poses in vector lanes (internal): the
+ * kernels behind update_spheres and the near path. */
+#ifndef DEM_SIM_PLACE_H
+#define DEM_SIM_PLACE_H
+
+#include "sim/sim.h"
+
+/* What a placement measures on the way: the largest squared displacement
+ * of the placed spheres since the last build (NaN never counts, as in
+ * `d2 > worst ? d2 : worst`), and whether one lay entirely beyond a wall:
+ * x < lo - r or x > hi + r on some axis (lo = -inf, hi = +inf where there
+ * is no wall, which never holds). */
+struct dem_place_walls {
+  double lo[3], hi[3];
+};
+
+/* The walls as the escape check sees them: the box, open along periodic
+ * axes; all open when the box has no walls. */
+void dem_place_walls_of(const struct dem_walls *wl, struct dem_place_walls *w);
+
+/* Places spheres i0..i1-1, each at its own body's pose, with
+ * dem_place_sphere's arithmetic (the same bits). */
+void dem_place_range(struct dem_spheres *s, const struct dem_bodies *b,
+                     size_t i0, size_t i1, const struct dem_place_walls *w,
+                     double *worst, int *escaped);
+
+/* Places the n spheres idx[0..n), each at its own body's pose. */
+void dem_place_list(struct dem_spheres *s, const struct dem_bodies *b,
+                    const int *idx, size_t n, const struct dem_place_walls *w,
+                    double *worst, int *escaped);
+
+/* Places the n spheres idx[0..n) (or, if idx is NULL, spheres i0..i0+n-1),
+ * all members of body k. */
+void dem_place_members(struct dem_spheres *s, const struct dem_bodies *b,
+                       size_t k, const int *idx, size_t i0, size_t n,
+                       const struct dem_place_walls *w, double *worst,
+                       int *escaped);
+
+#endif
