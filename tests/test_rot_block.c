@@ -13,7 +13,18 @@
 
 /* Schemes that must have block kernels (the test fails if one loses
  * them); every scheme with kernels is checked. */
-static const char *const with_kernels[] = {"spiral_leapfrog", NULL};
+static const char *const with_kernels[] = {"spiral_leapfrog",
+                                           "spiral",
+                                           "velocity_verlet_spiral",
+                                           "direct_euler",
+                                           "velocity_verlet",
+                                           "fincham",
+                                           "buss",
+                                           "omelyan",
+                                           "johnson",
+                                           "pfc4",
+                                           "pcdm",
+                                           NULL};
 
 /* 3 full blocks and a short one of 5. */
 enum { NB = 3 * DEM_ROT_LANES + 5 };
