@@ -45,12 +45,10 @@ int main(int argc, char **argv) {
   struct dem_pipeline *p = NULL;
   struct dem_output_options out;
   omp_set_num_threads(1);
-  if (dem_config_load(argv[1], &cfg))
-    return 1;
-  for (int i = 3; i < argc; i++)
-    if (dem_config_set(cfg, argv[i]))
-      return 1;
-  if (dem_setup(cfg, &sim, &out) || dem_setup_pipeline(cfg, &sim, &p) ||
+  int bad = dem_config_load(argv[1], &cfg) != DEM_OK;
+  for (int i = 3; i < argc && !bad; i++)
+    bad = dem_config_set(cfg, argv[i]) != DEM_OK;
+  if (bad || dem_setup(cfg, &sim, &out) || dem_setup_pipeline(cfg, &sim, &p) ||
       dem_neighbors_build(&sim) || dem_pipeline_initial_forces(p, &sim)) {
     fprintf(stderr, "rot_bench: %s\n", dem_last_error());
     return 1;

@@ -149,12 +149,14 @@ static void block_sync(const struct dem_rotation_integrator *rot,
 void dem_rot_bodies_sync(const struct dem_rotation_integrator *rot,
                          const struct dem_bodies *b, size_t i0, size_t i1,
                          double dt, double (*w_out)[3], enum dem_isa isa) {
-  if (!rot || !rot->sync || !rot->block || !rot->block->sync) {
+  if (!rot || !rot->sync) {
     for (size_t i = i0; i < i1; i++)
-      if (rot && rot->sync)
-        sync_one(rot, b, i, dt, w_out[i]);
-      else
-        v3_copy(w_out[i], b->w[i]);
+      v3_copy(w_out[i], b->w[i]);
+    return;
+  }
+  if (!rot->block || !rot->block->sync) {
+    for (size_t i = i0; i < i1; i++)
+      sync_one(rot, b, i, dt, w_out[i]);
     return;
   }
   for (size_t j = i0; j < i1; j += DEM_ROT_LANES) {
