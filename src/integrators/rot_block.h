@@ -192,12 +192,12 @@ static DEM_ALWAYS_INLINE void dem_rot_lane_put(struct dem_rot_lanes *t, int l,
   }                                                                            \
   DEM_ISA_DEFINE(name, name##_lanes, DEM_ROT_BLOCK_PARAMS, (k, dt))
 
-/* The lanes' w_out into the block's rows. */
+/* The lanes' w_out (u) into the block's rows. */
 static DEM_ALWAYS_INLINE void
-dem_rot_lanes_w_out(struct dem_rot_block *k, const struct dem_rot_lanes *t) {
+dem_rot_lanes_w_out(struct dem_rot_block *k, const struct dem_rot_lanes *u) {
   for (int l = 0; l < DEM_ROT_LANES; l++)
     for (int c = 0; c < 3; c++)
-      k->w_out[l][c] = t->w_out[c][l];
+      k->w_out[l][c] = u->w_out[c][l];
   for (int l = 0; l < DEM_ROT_LANES; l++)
     k->redo[l] = 0.0;
 }
