@@ -15,8 +15,10 @@ static void buss_start(struct dem_rot_state *s, const double inertia[3],
 }
 
 /* Eqs. B.7-B.9 in the lab frame, J = R diag(I) R^T from q(t). */
-static void buss_step(struct dem_rot_state *s, const double inertia[3],
-                      const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE int buss_step_in(struct dem_rot_state *s,
+                                          const double inertia[3],
+                                          const double torque_lab[3], double dt,
+                                          enum dem_rot_mode mode) {
   double R[9], w[3], a[3], c[3], wb[3], v[3], u[4], *L = s->aux + L0;
   q_to_matrix(R, s->q);
   rot_Jinv(w, R, inertia, L); /* w_lab(t) = J^-1 L */
@@ -26,15 +28,20 @@ static void buss_step(struct dem_rot_state *s, const double inertia[3],
   v3_cross(c, a, w);
   v3_copy(wb, w);
   v3_axpy(wb, 0.5 * dt, a);
-  v3_axpy(wb, dt * dt / 12.0, c); /* w bar, Eq. B.8 */
-  v3_scale(v, wb, 0.5 * dt);      /* half angle theta/2 along w bar */
-  rot_exp_mul_q(s->q, v);         /* Eq. B.9, lab-frame rotation */
-  v3_axpy(L, dt, torque_lab);     /* L(t+dt) */
+  v3_axpy(wb, dt * dt / 12.0, c);           /* w bar, Eq. B.8 */
+  v3_scale(v, wb, 0.5 * dt);                /* half angle theta/2 along w bar */
+  int ok = rot_exp_mul_q_in(s->q, v, mode); /* Eq. B.9, lab frame */
+  v3_axpy(L, dt, torque_lab);               /* L(t+dt) */
   rot_unit(u, s->q);
   q_rotate_inv(s->w, u, L);
   s->w[0] /= inertia[0];
   s->w[1] /= inertia[1];
   s->w[2] /= inertia[2];
+  return ok;
+}
+static void buss_step(struct dem_rot_state *s, const double inertia[3],
+                      const double torque_lab[3], double dt) {
+  buss_step_in(s, inertia, torque_lab, dt, DEM_ROT_BODY);
 }
 
 static void buss_sync(const struct dem_rot_state *s, const double inertia[3],
@@ -44,6 +51,11 @@ static void buss_sync(const struct dem_rot_state *s, const double inertia[3],
   (void)dt;
   v3_copy(w_out, s->w);
 }
+
+DEM_ROT_BLOCK_STEP(buss_step_block, buss_step_in, 3);
+static const struct dem_rot_block_kernels buss_block = {
+    .before_force = buss_step_block,
+};
 
 const struct dem_rotation_integrator dem_rot_buss = {
     .name = "buss",
@@ -69,4 +81,5 @@ const struct dem_rotation_integrator dem_rot_buss = {
     .after_force = NULL,
     .sync = buss_sync,
     .step_fn = NULL,
+    .block = &buss_block,
 };

@@ -11,8 +11,9 @@ static void de_start(struct dem_rot_state *s, const double inertia[3],
 
 /* w(t+dt) = w(t) + dt wdot[w(t), M(t)]; q(t+dt) = q(t) + dt qdot[q(t),
  * w(t+dt)] (Eq. B.1 as written). */
-static void de_step(struct dem_rot_state *s, const double inertia[3],
-                    const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void de_step(struct dem_rot_state *s,
+                                      const double inertia[3],
+                                      const double torque_lab[3], double dt) {
   double M[3], wd[3], qd[4];
   q_rotate_inv(M, s->q, torque_lab);
   rot_wdot(wd, inertia, s->w, M);
@@ -28,6 +29,11 @@ static void de_sync(const struct dem_rot_state *s, const double inertia[3],
   (void)dt;
   v3_copy(w_out, s->w);
 }
+
+DEM_ROT_BLOCK_PLAIN(de_step_block, de_step, 0);
+static const struct dem_rot_block_kernels de_block = {
+    .before_force = de_step_block,
+};
 
 const struct dem_rotation_integrator dem_rot_direct_euler = {
     .name = "direct_euler",
@@ -46,4 +52,5 @@ const struct dem_rotation_integrator dem_rot_direct_euler = {
     .after_force = NULL,
     .sync = de_sync,
     .step_fn = NULL,
+    .block = &de_block,
 };

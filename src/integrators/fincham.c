@@ -4,8 +4,9 @@
 /* aux[0..2]: lab-frame angular momentum L(t - dt/2). */
 enum { L0 = 0 };
 
-static void body_w(double w[3], const double R[9], const double inertia[3],
-                   const double L[3]) {
+static DEM_ALWAYS_INLINE void body_w(double w[3], const double R[9],
+                                     const double inertia[3],
+                                     const double L[3]) {
   rot_mtv(w, R, L);
   w[0] /= inertia[0];
   w[1] /= inertia[1];
@@ -26,8 +27,10 @@ static void fincham_start(struct dem_rot_state *s, const double inertia[3],
 
 /* Eqs. B.4-B.6 with Yade's reading: A = A(q(t)) for both w(t) and
  * w(t+dt/2); the corrector uses w(t+dt/2). */
-static void fincham_step(struct dem_rot_state *s, const double inertia[3],
-                         const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void fincham_step(struct dem_rot_state *s,
+                                           const double inertia[3],
+                                           const double torque_lab[3],
+                                           double dt) {
   double R[9], Lt[3], wt[3], qa[4], qd[4], u[4], *L = s->aux + L0;
   rot_unit(u, s->q); /* A from the unit q, also between normalisations */
   q_to_matrix(R, u);
@@ -44,9 +47,10 @@ static void fincham_step(struct dem_rot_state *s, const double inertia[3],
 }
 
 /* w(t) = A(q(t)) (L(t - dt/2) + dt/2 M_lab(t)) / I, Eq. B.6 first line. */
-static void fincham_sync(const struct dem_rot_state *s, const double inertia[3],
-                         const double torque_lab[3], double dt,
-                         double w_out[3]) {
+static DEM_ALWAYS_INLINE void fincham_sync(const struct dem_rot_state *s,
+                                           const double inertia[3],
+                                           const double torque_lab[3],
+                                           double dt, double w_out[3]) {
   double R[9], Lt[3], u[4];
   rot_unit(u, s->q);
   q_to_matrix(R, u);
@@ -54,6 +58,13 @@ static void fincham_sync(const struct dem_rot_state *s, const double inertia[3],
   v3_axpy(Lt, 0.5 * dt, torque_lab);
   body_w(w_out, R, inertia, Lt);
 }
+
+DEM_ROT_BLOCK_PLAIN(fincham_step_block, fincham_step, 3);
+DEM_ROT_BLOCK_SYNC(fincham_sync_block, fincham_sync, 3);
+static const struct dem_rot_block_kernels fincham_block = {
+    .before_force = fincham_step_block,
+    .sync = fincham_sync_block,
+};
 
 const struct dem_rotation_integrator dem_rot_fincham = {
     .name = "fincham",
@@ -79,4 +90,5 @@ const struct dem_rotation_integrator dem_rot_fincham = {
     .after_force = NULL,
     .sync = fincham_sync,
     .step_fn = NULL,
+    .block = &fincham_block,
 };

@@ -15,8 +15,10 @@ static void johnson_start(struct dem_rot_state *s, const double inertia[3],
 
 /* RK4 of qdot = q (0, w(t))/2 with w(t) frozen (Eqs. B.13-B.14), then
  * L(t+dt) = L(t) + dt M_lab(t) (Eq. B.15) and w = A(q(t+dt)) L / I. */
-static void johnson_step(struct dem_rot_state *s, const double inertia[3],
-                         const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void johnson_step(struct dem_rot_state *s,
+                                           const double inertia[3],
+                                           const double torque_lab[3],
+                                           double dt) {
   double k1[4], k2[4], k3[4], k4[4], y[4], u[4], *L = s->aux + L0;
   const double *w = s->w; /* w(t) = A(q(t)) L(t) / I, kept by every step */
   rot_qdot(k1, s->q, w);
@@ -48,6 +50,11 @@ static void johnson_sync(const struct dem_rot_state *s, const double inertia[3],
   v3_copy(w_out, s->w);
 }
 
+DEM_ROT_BLOCK_PLAIN(johnson_step_block, johnson_step, 3);
+static const struct dem_rot_block_kernels johnson_block = {
+    .before_force = johnson_step_block,
+};
+
 const struct dem_rotation_integrator dem_rot_johnson = {
     .name = "johnson",
     .doc = "Johnson, Williams & Cook (S. M. Johnson, J. R. Williams, B. K. "
@@ -71,4 +78,5 @@ const struct dem_rotation_integrator dem_rot_johnson = {
     .after_force = NULL,
     .sync = johnson_sync,
     .step_fn = NULL,
+    .block = &johnson_block,
 };

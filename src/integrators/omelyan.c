@@ -5,8 +5,9 @@ enum { OMELYAN_ITERATIONS = 3 };
 
 /* w1 = w0 + h [M/I + c ((w0w0 + w1w1)/2)] solved by fixed-point iteration
  * from w1 = w0 (Eqs. B.10-B.12): Omelyan's product approximation. */
-static void omelyan_kick(double w1[3], const double w0[3],
-                         const double inertia[3], const double M[3], double h) {
+static DEM_ALWAYS_INLINE void omelyan_kick(double w1[3], const double w0[3],
+                                           const double inertia[3],
+                                           const double M[3], double h) {
   /* w1_a = b_a + g_a (w1_b w1_c), with the old-time half of the product
    * average and the torque folded into b */
   const double gx = 0.5 * h * (inertia[1] - inertia[2]) / inertia[0];
@@ -38,8 +39,10 @@ static void omelyan_start(struct dem_rot_state *s, const double inertia[3],
 
 /* w(t+dt/2) by the iteration with h = dt; then the Cayley update
  * q(t+dt) = q(t) [(1 - a) + dt/2 (0, w)] / (1 + a), a = dt^2 |w|^2 / 16. */
-static void omelyan_step(struct dem_rot_state *s, const double inertia[3],
-                         const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void omelyan_step(struct dem_rot_state *s,
+                                           const double inertia[3],
+                                           const double torque_lab[3],
+                                           double dt) {
   double M[3], w0[3], c[4];
   q_rotate_inv(M, s->q, torque_lab);
   v3_copy(w0, s->w);
@@ -56,13 +59,21 @@ static void omelyan_step(struct dem_rot_state *s, const double inertia[3],
 }
 
 /* w(t) from w(t-dt/2) by the iteration with h = dt/2 and M(t). */
-static void omelyan_sync(const struct dem_rot_state *s, const double inertia[3],
-                         const double torque_lab[3], double dt,
-                         double w_out[3]) {
+static DEM_ALWAYS_INLINE void omelyan_sync(const struct dem_rot_state *s,
+                                           const double inertia[3],
+                                           const double torque_lab[3],
+                                           double dt, double w_out[3]) {
   double M[3];
   q_rotate_inv(M, s->q, torque_lab);
   omelyan_kick(w_out, s->w, inertia, M, 0.5 * dt);
 }
+
+DEM_ROT_BLOCK_PLAIN(omelyan_step_block, omelyan_step, 0);
+DEM_ROT_BLOCK_SYNC(omelyan_sync_block, omelyan_sync, 0);
+static const struct dem_rot_block_kernels omelyan_block = {
+    .before_force = omelyan_step_block,
+    .sync = omelyan_sync_block,
+};
 
 const struct dem_rotation_integrator dem_rot_omelyan = {
     .name = "omelyan",
@@ -88,4 +99,5 @@ const struct dem_rotation_integrator dem_rot_omelyan = {
     .after_force = NULL,
     .sync = omelyan_sync,
     .step_fn = NULL,
+    .block = &omelyan_block,
 };

@@ -8,8 +8,10 @@
 enum { QH = 0, WP = 4 };
 
 /* wdot(t) = I^-1 (M^b(t) - w' x I w'), M^b = q'^-1 M q' (step 3). */
-static void pcdm_wdot(double wd[3], const struct dem_rot_state *s,
-                      const double inertia[3], const double torque_lab[3]) {
+static DEM_ALWAYS_INLINE void pcdm_wdot(double wd[3],
+                                        const struct dem_rot_state *s,
+                                        const double inertia[3],
+                                        const double torque_lab[3]) {
   double M[3];
   q_rotate_inv(M, s->q, torque_lab);
   rot_wdot(wd, inertia, s->aux + WP, M);
@@ -31,14 +33,16 @@ static void pcdm_start(struct dem_rot_state *s, const double inertia[3],
 
 /* Step 4 (corrector) with the torque at t, then step 2 (predictor) for
  * t + dt: one call per step, the torque evaluated once in between. */
-static void pcdm_step(struct dem_rot_state *s, const double inertia[3],
-                      const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE int pcdm_step_in(struct dem_rot_state *s,
+                                          const double inertia[3],
+                                          const double torque_lab[3], double dt,
+                                          enum dem_rot_mode mode) {
   double wd[3], wl[3], w34[3], *qh = s->aux + QH, *wp = s->aux + WP;
   pcdm_wdot(wd, s, inertia, torque_lab);
   /* q(t+dt/2) = [cos(|w'|dt/2), sin(|w'|dt/2) w'/|w'|] q(t-dt/2), w' lab */
   q_rotate(wl, s->q, wp);
   v3_scale(wl, wl, 0.5 * dt);
-  rot_exp_mul_q(qh, wl);
+  int ok = rot_exp_mul_q_in(qh, wl, mode);
   /* w(t+dt/2) = w(t-dt/2) + dt wdot(t) */
   v3_axpy(s->w, dt, wd);
   /* predictor: w(t+3dt/4) = w(t+dt/2) + dt/4 wdot(t), to the lab with
@@ -48,20 +52,34 @@ static void pcdm_step(struct dem_rot_state *s, const double inertia[3],
   q_rotate(wl, qh, w34);
   v3_scale(wl, wl, 0.25 * dt);
   q_copy(s->q, qh);
-  rot_exp_mul_q(s->q, wl);
+  ok &= rot_exp_mul_q_in(s->q, wl, mode);
   /* w'(t+dt) = w(t+dt/2) + dt/2 wdot(t) */
   v3_copy(wp, s->w);
   v3_axpy(wp, 0.5 * dt, wd);
+  return ok;
+}
+static void pcdm_step(struct dem_rot_state *s, const double inertia[3],
+                      const double torque_lab[3], double dt) {
+  pcdm_step_in(s, inertia, torque_lab, dt, DEM_ROT_BODY);
 }
 
 /* w(t) = w(t-dt/2) + dt/2 wdot(t), wdot from M(t) and w'(t). */
-static void pcdm_sync(const struct dem_rot_state *s, const double inertia[3],
-                      const double torque_lab[3], double dt, double w_out[3]) {
+static DEM_ALWAYS_INLINE void pcdm_sync(const struct dem_rot_state *s,
+                                        const double inertia[3],
+                                        const double torque_lab[3], double dt,
+                                        double w_out[3]) {
   double wd[3];
   pcdm_wdot(wd, s, inertia, torque_lab);
   v3_copy(w_out, s->w);
   v3_axpy(w_out, 0.5 * dt, wd);
 }
+
+DEM_ROT_BLOCK_STEP(pcdm_step_block, pcdm_step_in, 7);
+DEM_ROT_BLOCK_SYNC(pcdm_sync_block, pcdm_sync, 7);
+static const struct dem_rot_block_kernels pcdm_block = {
+    .before_force = pcdm_step_block,
+    .sync = pcdm_sync_block,
+};
 
 const struct dem_rotation_integrator dem_rot_pcdm = {
     .name = "pcdm",
@@ -88,4 +106,5 @@ const struct dem_rotation_integrator dem_rot_pcdm = {
     .after_force = NULL,
     .sync = pcdm_sync,
     .step_fn = NULL,
+    .block = &pcdm_block,
 };

@@ -14,8 +14,9 @@ static void pfc4_start(struct dem_rot_state *s, const double inertia[3],
 /* Eq. B.16: w_{n+1} = w_0 + dt J^-1 (M - w_n x J w_n), three iterations
  * with J = J(q(t)); Eqs. B.17-B.18 mapped to q(t+dt) = q(t) + dt/2
  * (0, w_lab(t+dt)) q(t). */
-static void pfc4_step(struct dem_rot_state *s, const double inertia[3],
-                      const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void pfc4_step(struct dem_rot_state *s,
+                                        const double inertia[3],
+                                        const double torque_lab[3], double dt) {
   double R[9], w0[3], w[3], L[3], c[3], d[3], p[4], u[4];
   rot_unit(u, s->q); /* frame changes with the unit q, also if the caller
                         normalises only every N steps */
@@ -45,6 +46,11 @@ static void pfc4_sync(const struct dem_rot_state *s, const double inertia[3],
   v3_copy(w_out, s->w);
 }
 
+DEM_ROT_BLOCK_PLAIN(pfc4_step_block, pfc4_step, 0);
+static const struct dem_rot_block_kernels pfc4_block = {
+    .before_force = pfc4_step_block,
+};
+
 const struct dem_rotation_integrator dem_rot_pfc4 = {
     .name = "pfc4",
     .doc = "PFC4 / MercuryDPM clumps (Itasca, PFC3D 4.0 manual, 2008; "
@@ -67,4 +73,5 @@ const struct dem_rotation_integrator dem_rot_pfc4 = {
     .after_force = NULL,
     .sync = pfc4_sync,
     .step_fn = NULL,
+    .block = &pfc4_block,
 };

@@ -3,6 +3,7 @@
 #define DEM_ROT_COMMON_H
 
 #include "core/quat.h"
+#include "integrators/rot_block.h"
 #include "integrators/rotation.h"
 
 /* Euler's equations in the principal frame, Eq. 8 of del Valle et al.:
@@ -46,25 +47,34 @@ static inline void rot_ssprk3(double w[3], const double I[3], const double M[3],
  * rounds only once, at q's scale, so the norm error is an unbiased random
  * walk. (With (cos|v|, ...) itself, cos|v| rounds to 1 for |v| < 1e-8 and
  * every product lengthens q by |v|^2/2: the non-leapfrog SPIRAL's second
- * factor, |v| = dt^2 |wdot| / 4, would drift by ~1e-12 per 1e6 steps.) */
-static inline void rot_expm1(double e[4], const double v[3]) {
-  double t2 = v3_dot(v, v), s, c1;
-  if (t2 < 1e-4) { /* |v| < 1e-2: series, no sqrt on the common path */
-    /* sin(th)/th and cos(th) - 1 to O(th^8); products, not divisions */
-    s = 1.0 - t2 * (1.0 / 6.0) *
-                  (1.0 - t2 * (1.0 / 20.0) * (1.0 - t2 * (1.0 / 42.0)));
-    c1 = -0.5 * t2 *
-         (1.0 - t2 * (1.0 / 12.0) *
-                    (1.0 - t2 * (1.0 / 30.0) * (1.0 - t2 * (1.0 / 56.0))));
-  } else {
+ * factor, |v| = dt^2 |wdot| / 4, would drift by ~1e-12 per 1e6 steps.)
+ * For |v| < 1e-2, the common case, a series with no sqrt; otherwise sin and
+ * cos, which DEM_ROT_LANE leaves out: it returns 0 instead, and the body is
+ * done again per body (rot_block.h). */
+static inline int rot_expm1_in(double e[4], const double v[3],
+                               enum dem_rot_mode mode) {
+  double t2 = v3_dot(v, v);
+  /* sin(th)/th and cos(th) - 1 to O(th^8); products, not divisions */
+  double s = 1.0 - t2 * (1.0 / 6.0) *
+                       (1.0 - t2 * (1.0 / 20.0) * (1.0 - t2 * (1.0 / 42.0)));
+  double c1 = -0.5 * t2 *
+              (1.0 - t2 * (1.0 / 12.0) *
+                         (1.0 - t2 * (1.0 / 30.0) * (1.0 - t2 * (1.0 / 56.0))));
+  int small = t2 < 1e-4;
+  if (!small && mode == DEM_ROT_BODY) {
     double th = sqrt(t2);
     s = sin(th) / th;
     c1 = cos(th) - 1.0;
+    small = 1;
   }
   e[0] = c1;
   e[1] = v[0] * s;
   e[2] = v[1] * s;
   e[3] = v[2] * s;
+  return small;
+}
+static inline void rot_expm1(double e[4], const double v[3]) {
+  rot_expm1_in(e, v, DEM_ROT_BODY);
 }
 
 /* q <- q + q d or q + d q (d = exp(v) - 1, or any unit quaternion - 1). */
@@ -85,18 +95,29 @@ static inline void rot_q_add_dq(double q[4], const double d[4]) {
   q[3] += p[3];
 }
 
-/* q <- q * exp((0, v)): rotation about a body-frame vector. */
-static inline void rot_q_mul_exp(double q[4], const double v[3]) {
+/* q <- q * exp((0, v)): rotation about a body-frame vector; 0 if a lane
+ * must be redone (rot_expm1_in). */
+static inline int rot_q_mul_exp_in(double q[4], const double v[3],
+                                   enum dem_rot_mode mode) {
   double d[4];
-  rot_expm1(d, v);
+  int ok = rot_expm1_in(d, v, mode);
   rot_q_add_qd(q, d);
+  return ok;
+}
+static inline void rot_q_mul_exp(double q[4], const double v[3]) {
+  rot_q_mul_exp_in(q, v, DEM_ROT_BODY);
 }
 
 /* q <- exp((0, v)) * q: rotation about a lab-frame vector. */
-static inline void rot_exp_mul_q(double q[4], const double v[3]) {
+static inline int rot_exp_mul_q_in(double q[4], const double v[3],
+                                   enum dem_rot_mode mode) {
   double d[4];
-  rot_expm1(d, v);
+  int ok = rot_expm1_in(d, v, mode);
   rot_q_add_dq(q, d);
+  return ok;
+}
+static inline void rot_exp_mul_q(double q[4], const double v[3]) {
+  rot_exp_mul_q_in(q, v, DEM_ROT_BODY);
 }
 
 /* qdot = q (0, w) / 2 with w in the body frame (Eq. 1). */

@@ -22,6 +22,8 @@ struct dem_rot_state {
 
 /* A load that can be evaluated at any time and orientation (for RK4 and for
  * tests); writes the lab-frame torque. */
+struct dem_rot_block_kernels; /* integrators/rot_block.h */
+
 typedef void (*dem_torque_fn)(void *ctx, double t, const double q[4],
                               const double w[3], double torque_lab[3]);
 
@@ -52,6 +54,9 @@ struct dem_rotation_integrator {
    * of before_force when given a torque function; NULL otherwise. */
   void (*step_fn)(struct dem_rot_state *s, const double inertia[3], double t,
                   double dt, dem_torque_fn torque, void *ctx);
+  /* The same functions over a block of bodies in SIMD lanes, bitwise equal
+   * to them (integrators/rot_block.h); NULL: per body only. */
+  const struct dem_rot_block_kernels *block;
 };
 
 /* NULL-terminated table of every scheme. */

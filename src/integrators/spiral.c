@@ -11,16 +11,23 @@ static void spiral_start(struct dem_rot_state *s, const double inertia[3],
 
 /* q(t+dt) = q(t) exp(dt/2 w(t)) exp(dt^2/4 wdot(t)) (Eqs. A.2-A.3), then
  * w(t+dt) = w(t) + SSPRK3 over dt with M(t) (Eqs. 9-10 with a = t). */
-static void spiral_step(struct dem_rot_state *s, const double inertia[3],
-                        const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE int spiral_step_in(struct dem_rot_state *s,
+                                            const double inertia[3],
+                                            const double torque_lab[3],
+                                            double dt, enum dem_rot_mode mode) {
   double M[3], wd[3], v[3];
   q_rotate_inv(M, s->q, torque_lab);
   rot_wdot(wd, inertia, s->w, M);
   v3_scale(v, s->w, 0.5 * dt);
-  rot_q_mul_exp(s->q, v);
+  int ok = rot_q_mul_exp_in(s->q, v, mode);
   v3_scale(v, wd, 0.25 * dt * dt);
-  rot_q_mul_exp(s->q, v);
+  ok &= rot_q_mul_exp_in(s->q, v, mode);
   rot_ssprk3(s->w, inertia, M, dt);
+  return ok;
+}
+static void spiral_step(struct dem_rot_state *s, const double inertia[3],
+                        const double torque_lab[3], double dt) {
+  spiral_step_in(s, inertia, torque_lab, dt, DEM_ROT_BODY);
 }
 
 static void spiral_sync(const struct dem_rot_state *s, const double inertia[3],
@@ -31,6 +38,11 @@ static void spiral_sync(const struct dem_rot_state *s, const double inertia[3],
   (void)dt;
   v3_copy(w_out, s->w);
 }
+
+DEM_ROT_BLOCK_STEP(spiral_step_block, spiral_step_in, 0);
+static const struct dem_rot_block_kernels spiral_block = {
+    .before_force = spiral_step_block,
+};
 
 const struct dem_rotation_integrator dem_rot_spiral = {
     .name = "spiral",
@@ -58,4 +70,5 @@ const struct dem_rotation_integrator dem_rot_spiral = {
     .after_force = NULL,
     .sync = spiral_sync,
     .step_fn = NULL,
+    .block = &spiral_block,
 };

@@ -2,8 +2,10 @@
 #include "integrators/rot_common.h"
 
 /* Half step back, Eq. 9 with -dt/2: w(t0 - dt/2) from w(t0) and M(t0). */
-static void spiral_lf_start(struct dem_rot_state *s, const double inertia[3],
-                            const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void spiral_lf_start(struct dem_rot_state *s,
+                                              const double inertia[3],
+                                              const double torque_lab[3],
+                                              double dt) {
   double M[3];
   q_rotate_inv(M, s->q, torque_lab);
   rot_ssprk3(s->w, inertia, M, -0.5 * dt);
@@ -11,24 +13,41 @@ static void spiral_lf_start(struct dem_rot_state *s, const double inertia[3],
 
 /* w(t+dt/2) = w(t-dt/2) + SSPRK3 over dt with M(t) (Eqs. 9-10), then
  * q(t+dt) = q(t) exp(dt/2 w(t+dt/2)) (Eq. 7). */
-static void spiral_lf_step(struct dem_rot_state *s, const double inertia[3],
-                           const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE int spiral_lf_step_in(struct dem_rot_state *s,
+                                               const double inertia[3],
+                                               const double torque_lab[3],
+                                               double dt,
+                                               enum dem_rot_mode mode) {
   double M[3], v[3];
   q_rotate_inv(M, s->q, torque_lab);
   rot_ssprk3(s->w, inertia, M, dt);
   v3_scale(v, s->w, 0.5 * dt);
-  rot_q_mul_exp(s->q, v);
+  return rot_q_mul_exp_in(s->q, v, mode);
+}
+static void spiral_lf_step(struct dem_rot_state *s, const double inertia[3],
+                           const double torque_lab[3], double dt) {
+  spiral_lf_step_in(s, inertia, torque_lab, dt, DEM_ROT_BODY);
 }
 
 /* w(t) by a half SSPRK3 step (Eq. 9 with dt/2) from w(t-dt/2), M(t). */
-static void spiral_lf_sync(const struct dem_rot_state *s,
-                           const double inertia[3], const double torque_lab[3],
-                           double dt, double w_out[3]) {
+static DEM_ALWAYS_INLINE void spiral_lf_sync(const struct dem_rot_state *s,
+                                             const double inertia[3],
+                                             const double torque_lab[3],
+                                             double dt, double w_out[3]) {
   double M[3];
   q_rotate_inv(M, s->q, torque_lab);
   v3_copy(w_out, s->w);
   rot_ssprk3(w_out, inertia, M, 0.5 * dt);
 }
+
+DEM_ROT_BLOCK_PLAIN(lf_start_block, spiral_lf_start, 0);
+DEM_ROT_BLOCK_STEP(lf_step_block, spiral_lf_step_in, 0);
+DEM_ROT_BLOCK_SYNC(lf_sync_block, spiral_lf_sync, 0);
+static const struct dem_rot_block_kernels lf_block = {
+    .start = lf_start_block,
+    .before_force = lf_step_block,
+    .sync = lf_sync_block,
+};
 
 const struct dem_rotation_integrator dem_rot_spiral_leapfrog = {
     .name = "spiral_leapfrog",
@@ -52,4 +71,5 @@ const struct dem_rotation_integrator dem_rot_spiral_leapfrog = {
     .after_force = NULL,
     .sync = spiral_lf_sync,
     .step_fn = NULL,
+    .block = &lf_block,
 };

@@ -11,8 +11,9 @@ static void vv_start(struct dem_rot_state *s, const double inertia[3],
 
 /* w(t+dt/2) = w(t) + dt/2 wdot[w(t), M(t)];
  * q(t+dt) = q(t) + dt qdot[q(t), w(t+dt/2)] (Eq. B.2). */
-static void vv_before(struct dem_rot_state *s, const double inertia[3],
-                      const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void vv_before(struct dem_rot_state *s,
+                                        const double inertia[3],
+                                        const double torque_lab[3], double dt) {
   double M[3], wd[3], qd[4];
   q_rotate_inv(M, s->q, torque_lab);
   rot_wdot(wd, inertia, s->w, M);
@@ -22,8 +23,9 @@ static void vv_before(struct dem_rot_state *s, const double inertia[3],
 }
 
 /* w(t+dt) = w(t+dt/2) + dt/2 wdot[w(t+dt/2), M(t+dt)] (Eq. B.3). */
-static void vv_after(struct dem_rot_state *s, const double inertia[3],
-                     const double torque_lab[3], double dt) {
+static DEM_ALWAYS_INLINE void vv_after(struct dem_rot_state *s,
+                                       const double inertia[3],
+                                       const double torque_lab[3], double dt) {
   double M[3], wd[3], u[4];
   rot_unit(u, s->q);
   q_rotate_inv(M, u, torque_lab);
@@ -38,6 +40,13 @@ static void vv_sync(const struct dem_rot_state *s, const double inertia[3],
   (void)dt;
   v3_copy(w_out, s->w);
 }
+
+DEM_ROT_BLOCK_PLAIN(vv_before_block, vv_before, 0);
+DEM_ROT_BLOCK_PLAIN(vv_after_block, vv_after, 0);
+static const struct dem_rot_block_kernels vv_block = {
+    .before_force = vv_before_block,
+    .after_force = vv_after_block,
+};
 
 const struct dem_rotation_integrator dem_rot_velocity_verlet = {
     .name = "velocity_verlet",
@@ -59,4 +68,5 @@ const struct dem_rotation_integrator dem_rot_velocity_verlet = {
     .after_force = vv_after,
     .sync = vv_sync,
     .step_fn = NULL,
+    .block = &vv_block,
 };

@@ -6,6 +6,7 @@
 #include "core/quat.h"
 #include "operators/load.h"
 #include "operators/op_common.h"
+#include "operators/rot_bodies.h"
 
 static const char *const rotation_params[] = {"integrator", "stage", "dt_scale",
                                               "normalise_every", NULL};
@@ -82,33 +83,51 @@ static void torque_at(void *ctx, double t, const double q[4], const double w[3],
   add_loads(c->p, c->body, t, q, 1.0, torque_lab);
 }
 
-static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
+/* rk4 with the loads as functions of time: body by body. */
+static void run_step_fn(const struct dem_op *op, struct dem_sim *sim, double h,
+                        int normalise) {
   struct dem_bodies *b = &sim->b;
   const struct dem_rotation_integrator *rot = op->rot;
   const struct rotation_op *r = op->state;
-  const double h = op->dt_scale * sim->dt;
-  /* Every normalise_every-th step of the run (sim->step steps are done). */
-  const int normalise =
-      r->normalise_every > 0 && (sim->step + 1) % r->normalise_every == 0;
   long n = (long)b->n;
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
       for (long i = 0; i < n; i++) {
     struct dem_rot_state s;
     dem_body_rot_load(b, (size_t)i, &s, rot->aux_size);
-    if (op->stage == DEM_STAGE_AFTER) {
-      rot->after_force(&s, b->inertia[i], b->torque[i], h);
-    } else if (rot->step_fn) {
-      struct torque_ctx c = {r->pipeline, (long)b->id[i], {0, 0, 0}};
-      v3_copy(c.held, b->torque[i]);
-      add_loads(r->pipeline, c.body, sim->t_eval, b->q[i], -1.0, c.held);
-      rot->step_fn(&s, b->inertia[i], sim->t_eval, h, torque_at, &c);
-    } else {
-      rot->before_force(&s, b->inertia[i], b->torque[i], h);
-    }
-    if (normalise && op->stage == DEM_STAGE_BEFORE)
+    struct torque_ctx c = {r->pipeline, (long)b->id[i], {0, 0, 0}};
+    v3_copy(c.held, b->torque[i]);
+    add_loads(r->pipeline, c.body, sim->t_eval, b->q[i], -1.0, c.held);
+    rot->step_fn(&s, b->inertia[i], sim->t_eval, h, torque_at, &c);
+    if (normalise)
       q_normalize(s.q);
     dem_body_rot_store(b, (size_t)i, &s, rot->aux_size);
+      });
+}
+
+static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
+  struct dem_bodies *b = &sim->b;
+  const struct dem_rotation_integrator *rot = op->rot;
+  const struct rotation_op *r = op->state;
+  const double h = op->dt_scale * sim->dt;
+  const int after = op->stage == DEM_STAGE_AFTER;
+  /* Every normalise_every-th step of the run (sim->step steps are done). */
+  const int normalise = !after && r->normalise_every > 0 &&
+                        (sim->step + 1) % r->normalise_every == 0;
+  if (!after && rot->step_fn) {
+    run_step_fn(op, sim, h, normalise);
+    return DEM_OK;
+  }
+  const enum dem_rot_fn fn = after ? DEM_ROT_AFTER : DEM_ROT_BEFORE;
+  const enum dem_isa isa = dem_isa_best();
+  const size_t n = b->n;
+  const long chunks = (long)((n + DEM_ROT_CHUNK - 1) / DEM_ROT_CHUNK);
+  DEM_PARALLEL_IF(
+      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long c = 0; c < chunks; c++) {
+    size_t i0 = (size_t)c * DEM_ROT_CHUNK;
+    size_t i1 = n - i0 < DEM_ROT_CHUNK ? n : i0 + DEM_ROT_CHUNK;
+    dem_rot_bodies_advance(rot, fn, b, i0, i1, h, normalise, isa);
       });
   return DEM_OK;
 }

@@ -10,6 +10,7 @@
 #include "core/names.h"
 #include "core/quat.h"
 #include "core/vec3.h"
+#include "operators/rot_bodies.h"
 #include "operators/schemes_data.h"
 
 static const char *scheme_name(const void *ctx, size_t i) {
@@ -284,24 +285,22 @@ static void predict_velocities(const struct dem_pipeline *p,
                                struct dem_sim *sim, double lag) {
   struct dem_bodies *b = &sim->b;
   const struct dem_op *rop = p->rotation;
-  const double h = lag * sim->dt;
-  long n = (long)b->n;
+  const struct dem_rotation_integrator *rot = rop ? rop->rot : NULL;
+  const double h = lag * sim->dt, dt = rop ? rop->dt_scale * sim->dt : 0.0;
+  const int sync = h > 0 && rot && rot->leapfrog && rot->sync;
+  const enum dem_isa isa = dem_isa_best();
+  const size_t n = b->n;
+  const long chunks = (long)((n + DEM_ROT_CHUNK - 1) / DEM_ROT_CHUNK);
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long i = 0; i < n; i++) {
-    double w[3];
-    v3_copy(b->v_contact[i], b->v[i]);
-    v3_axpy(b->v_contact[i], h / b->mass[i], b->force[i]);
-    if (h > 0 && rop && rop->rot->leapfrog && rop->rot->sync) {
-      struct dem_rot_state s;
-      dem_body_rot_load(b, (size_t)i, &s, rop->rot->aux_size);
-      rop->rot->sync(&s, b->inertia[i], b->torque[i], rop->dt_scale * sim->dt,
-                     w);
-    } else {
-      v3_copy(w, b->w[i]);
+      for (long c = 0; c < chunks; c++) {
+    size_t i0 = (size_t)c * DEM_ROT_CHUNK;
+    size_t i1 = n - i0 < DEM_ROT_CHUNK ? n : i0 + DEM_ROT_CHUNK;
+    for (size_t i = i0; i < i1; i++) {
+      v3_copy(b->v_contact[i], b->v[i]);
+      v3_axpy(b->v_contact[i], h / b->mass[i], b->force[i]);
     }
-    q_rotate(b->w_contact[i], b->q[i], w);
-    q_rotate(b->w_move[i], b->q[i], b->w[i]);
+    dem_rot_bodies_lab(rot, sync, b, i0, i1, dt, isa);
       });
 }
 
@@ -342,12 +341,8 @@ void dem_pipeline_start(struct dem_pipeline *p, struct dem_sim *sim) {
   if (!rop || !rop->rot->start)
     return;
   double h = rop->dt_scale * sim->dt;
-  for (size_t i = 0; i < b->n; i++) {
-    struct dem_rot_state s;
-    dem_body_rot_load(b, i, &s, rop->rot->aux_size);
-    rop->rot->start(&s, b->inertia[i], b->torque[i], h);
-    dem_body_rot_store(b, i, &s, rop->rot->aux_size);
-  }
+  dem_rot_bodies_advance(rop->rot, DEM_ROT_START, b, 0, b->n, h, 0,
+                         dem_isa_best());
 }
 
 dem_status dem_pipeline_step(struct dem_pipeline *p, struct dem_sim *sim) {
@@ -374,20 +369,21 @@ void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
                        double (*v)[3], double (*w)[3]) {
   const struct dem_bodies *b = &sim->b;
   const struct dem_op *rop = p->rotation;
-  long n = (long)b->n;
+  const struct dem_rotation_integrator *rot = rop ? rop->rot : NULL;
+  const double dt = rop ? rop->dt_scale * sim->dt : 0.0;
+  const enum dem_isa isa = dem_isa_best();
+  const size_t n = b->n;
+  const long chunks = (long)((n + DEM_ROT_CHUNK - 1) / DEM_ROT_CHUNK);
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long i = 0; i < n; i++) {
-    v3_copy(v[i], b->v[i]);
-    if (p->half_step)
-      v3_axpy(v[i], 0.5 * sim->dt / b->mass[i], b->force[i]);
-    if (rop && rop->rot->sync) {
-      struct dem_rot_state s;
-      dem_body_rot_load(b, (size_t)i, &s, rop->rot->aux_size);
-      rop->rot->sync(&s, b->inertia[i], b->torque[i], rop->dt_scale * sim->dt,
-                     w[i]);
-    } else {
-      v3_copy(w[i], b->w[i]);
+      for (long c = 0; c < chunks; c++) {
+    size_t i0 = (size_t)c * DEM_ROT_CHUNK;
+    size_t i1 = n - i0 < DEM_ROT_CHUNK ? n : i0 + DEM_ROT_CHUNK;
+    for (size_t i = i0; i < i1; i++) {
+      v3_copy(v[i], b->v[i]);
+      if (p->half_step)
+        v3_axpy(v[i], 0.5 * sim->dt / b->mass[i], b->force[i]);
     }
+    dem_rot_bodies_sync(rot, b, i0, i1, dt, w, isa);
       });
 }
