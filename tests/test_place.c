@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/isa.h"
 #include "core/rng.h"
-#include "core/simd.h"
 #include "sim/near.h"
 #include "sim/place.h"
 
@@ -89,7 +89,7 @@ static int beyond(const struct system *m, size_t i,
 }
 
 START_TEST(every_copy_gives_the_same_bits) {
-  dem_simd_limit = _i;
+  dem_isa_limit((enum dem_isa)_i);
   struct system m;
   make(&m, 11 + (uint64_t)_i);
   reference(&m);
@@ -135,7 +135,7 @@ START_TEST(every_copy_gives_the_same_bits) {
     ck_assert_mem_eq(m.s.x + i0, m.ref + i0, n * sizeof *m.ref);
     i0 += n;
   }
-  dem_simd_limit = DEM_SIMD_AVX512;
+  dem_isa_limit(DEM_ISA_AVX512);
   release(&m);
 }
 END_TEST
@@ -278,8 +278,8 @@ static Suite *place_suite(void) {
   /* Each test on every copy the CPU can run: the base one (SSE2), AVX2
    * and AVX-512 (those it lacks fall back to the next). */
   TCase *tc = tcase_create("core");
-  tcase_add_loop_test(tc, every_copy_gives_the_same_bits, DEM_SIMD_BASE,
-                      DEM_SIMD_AVX512 + 1);
+  tcase_add_loop_test(tc, every_copy_gives_the_same_bits, DEM_ISA_BASE,
+                      DEM_ISA_AVX512 + 1);
   tcase_add_test(tc, range_gives_the_bits_of_one_at_a_time);
   tcase_add_test(tc, members_give_the_bits_of_one_at_a_time);
   tcase_add_test(tc, escapes_are_found_in_every_lane);

@@ -43,6 +43,12 @@ static enum dem_isa detect(void) {
   return best;
 }
 
+static atomic_int limit = DEM_ISA_COUNT - 1;
+
+void dem_isa_limit(enum dem_isa cap) {
+  atomic_store_explicit(&limit, (int)cap, memory_order_relaxed);
+}
+
 enum dem_isa dem_isa_best(void) {
   /* Detected once; two threads racing here store the same value. */
   static atomic_int cached = -1;
@@ -51,5 +57,6 @@ enum dem_isa dem_isa_best(void) {
     isa = (int)detect();
     atomic_store_explicit(&cached, isa, memory_order_relaxed);
   }
-  return (enum dem_isa)isa;
+  int cap = atomic_load_explicit(&limit, memory_order_relaxed);
+  return (enum dem_isa)(isa < cap ? isa : cap);
 }

@@ -10,8 +10,10 @@
 enum dem_isa { DEM_ISA_BASE, DEM_ISA_AVX2, DEM_ISA_AVX512, DEM_ISA_COUNT };
 
 /* The best variant this CPU runs; DEM_ISA=base|avx2|avx512 in the
- * environment caps it (for measurements and tests). */
+ * environment caps it (for measurements and tests), and so does
+ * dem_isa_limit (for a test that runs every variant in one process). */
 enum dem_isa dem_isa_best(void);
+void dem_isa_limit(enum dem_isa cap);
 
 /* Whether the CPU runs the variant (base always). */
 int dem_isa_supported(enum dem_isa isa);
@@ -27,6 +29,12 @@ const char *dem_isa_name(enum dem_isa isa);
 #define DEM_ISA_VARIANTS 0
 #define DEM_TARGET_AVX2
 #define DEM_TARGET_AVX512
+#endif
+
+/* clang warns for every `omp simd` loop it does not vectorise, as at -O1
+ * (the fuzz build): the loops are right either way. */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpass-failed"
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -49,5 +57,21 @@ const char *dem_isa_name(enum dem_isa isa);
   DEM_TARGET_AVX512 static void name##_avx512 params { kernel args; }          \
   static void(*const name[DEM_ISA_COUNT])                                      \
       params = {name##_base, name##_avx2, name##_avx512}
+
+/* DEM_ISA_DISPATCH(name, params, kernel, args) defines `void name params`,
+ * which runs the variant of `kernel args` that dem_isa_best() names, e.g.
+ *
+ *   static DEM_ALWAYS_INLINE void scale_lanes(double *x, size_t n) {...}
+ *   DEM_ISA_DISPATCH(dem_scale, (double *x, size_t n), scale_lanes, (x, n))
+ *
+ * (DEM_ISA_DISPATCH_STATIC for a `static` one). No OpenMP threads inside
+ * the kernel: its caller makes them. */
+#define DEM_ISA_DISPATCH_AS(linkage, name, params, kernel, args)               \
+  DEM_ISA_DEFINE(name##_variants, kernel, params, args);                       \
+  linkage void name params { name##_variants[dem_isa_best()] args; }
+#define DEM_ISA_DISPATCH(name, params, kernel, args)                           \
+  DEM_ISA_DISPATCH_AS(, name, params, kernel, args)
+#define DEM_ISA_DISPATCH_STATIC(name, params, kernel, args)                    \
+  DEM_ISA_DISPATCH_AS(static, name, params, kernel, args)
 
 #endif

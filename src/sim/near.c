@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/simd.h"
+#include "core/isa.h"
 
 /* Allowance for rounding, relative to the sizes involved: the placements
  * and this bound round at about 1e-16 of them. */
@@ -48,9 +48,10 @@ static void anchor(struct dem_near *nr, const struct dem_bodies *b, size_t k,
  * plus rounding. The squared bounds of bodies k0..k1-1 into b2[0..), in
  * vector lanes: d = q_a* q's vector part, the norms and the sums spelled
  * out on scalars for `omp simd`. */
-DEM_SIMD_INLINE void bounds_lanes(const struct dem_near *nr,
-                                  const struct dem_bodies *b, size_t k0,
-                                  size_t k1, double *restrict b2) {
+static DEM_ALWAYS_INLINE void bounds_lanes(const struct dem_near *nr,
+                                           const struct dem_bodies *b,
+                                           size_t k0, size_t k1,
+                                           double *restrict b2) {
   const double *restrict x = &b->x[0][0], *restrict q = &b->q[0][0];
   const double *restrict xa = &nr->x_at[0][0], *restrict qa = &nr->q_at[0][0];
   const double *restrict moved = nr->moved, *restrict reach = nr->reach,
@@ -82,10 +83,10 @@ DEM_SIMD_INLINE void bounds_lanes(const struct dem_near *nr,
   }
 }
 
-DEM_SIMD_DISPATCH_STATIC(near_bounds,
-                         (const struct dem_near *nr, const struct dem_bodies *b,
-                          size_t k0, size_t k1, double *b2),
-                         bounds_lanes, (nr, b, k0, k1, b2))
+DEM_ISA_DISPATCH_STATIC(near_bounds,
+                        (const struct dem_near *nr, const struct dem_bodies *b,
+                         size_t k0, size_t k1, double *b2),
+                        bounds_lanes, (nr, b, k0, k1, b2))
 
 static dem_status reserve(struct dem_near **p, size_t n) {
   if (!*p && !(*p = calloc(1, sizeof **p)))

@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "core/simd.h"
+#include "core/isa.h"
 
 void dem_place_walls_of(const struct dem_walls *wl, struct dem_place_walls *w) {
   for (int k = 0; k < 3; k++) {
@@ -24,8 +24,8 @@ struct lanes {
   double lo0, lo1, lo2, hi0, hi1, hi2;
 };
 
-DEM_SIMD_INLINE struct lanes lanes_of(struct dem_spheres *s,
-                                      const struct dem_place_walls *w) {
+static DEM_ALWAYS_INLINE struct lanes
+lanes_of(struct dem_spheres *s, const struct dem_place_walls *w) {
   return (struct lanes){
       .x = &s->x[0][0],
       .x_build = &s->x_build[0][0],
@@ -52,10 +52,10 @@ struct lane {
  * would become a per-lane array in memory under `omp simd`. The same
  * operations give the same bits as dem_place_sphere
  * (tests/test_place.c). */
-DEM_SIMD_INLINE struct lane place_lane(const struct lanes l, double bx,
-                                       double by, double bz, double qw,
-                                       double qx, double qy, double qz,
-                                       size_t i) {
+static DEM_ALWAYS_INLINE struct lane place_lane(const struct lanes l, double bx,
+                                                double by, double bz, double qw,
+                                                double qx, double qy, double qz,
+                                                size_t i) {
   const double vx = l.offset[3 * i], vy = l.offset[3 * i + 1],
                vz = l.offset[3 * i + 2];
   double tx = qy * vz - qz * vy, ty = qz * vx - qx * vz, tz = qx * vy - qy * vx;
@@ -85,13 +85,14 @@ struct lanes_sum {
   int out[LANES];
 };
 
-DEM_SIMD_INLINE void lanes_add(struct lanes_sum *sum, int j, struct lane p) {
+static DEM_ALWAYS_INLINE void lanes_add(struct lanes_sum *sum, int j,
+                                        struct lane p) {
   sum->most[j] = p.d2 > sum->most[j] ? p.d2 : sum->most[j];
   sum->out[j] |= p.out;
 }
 
-DEM_SIMD_INLINE void lanes_reduce(const struct lanes_sum *sum, double *worst,
-                                  int *escaped) {
+static DEM_ALWAYS_INLINE void lanes_reduce(const struct lanes_sum *sum,
+                                           double *worst, int *escaped) {
   for (int j = 0; j < LANES; j++) {
     *worst = sum->most[j] > *worst ? sum->most[j] : *worst;
     *escaped |= sum->out[j];
@@ -99,19 +100,19 @@ DEM_SIMD_INLINE void lanes_reduce(const struct lanes_sum *sum, double *worst,
 }
 
 /* Sphere i of its own body k = body[i]. */
-DEM_SIMD_INLINE struct lane place_own(const struct lanes l,
-                                      const int *restrict body,
-                                      const double *restrict bx,
-                                      const double *restrict bq, size_t i) {
+static DEM_ALWAYS_INLINE struct lane
+place_own(const struct lanes l, const int *restrict body,
+          const double *restrict bx, const double *restrict bq, size_t i) {
   const size_t k = (size_t)body[i];
   return place_lane(l, bx[3 * k], bx[3 * k + 1], bx[3 * k + 2], bq[4 * k],
                     bq[4 * k + 1], bq[4 * k + 2], bq[4 * k + 3], i);
 }
 
-DEM_SIMD_INLINE void place_range(struct dem_spheres *s,
-                                 const struct dem_bodies *b, size_t i0,
-                                 size_t i1, const struct dem_place_walls *w,
-                                 double *worst, int *escaped) {
+static DEM_ALWAYS_INLINE void place_range(struct dem_spheres *s,
+                                          const struct dem_bodies *b, size_t i0,
+                                          size_t i1,
+                                          const struct dem_place_walls *w,
+                                          double *worst, int *escaped) {
   const struct lanes l = lanes_of(s, w);
   const int *restrict body = s->body;
   const double *restrict bx = &b->x[0][0], *restrict bq = &b->q[0][0];
@@ -127,10 +128,11 @@ DEM_SIMD_INLINE void place_range(struct dem_spheres *s,
   lanes_reduce(&sum, worst, escaped);
 }
 
-DEM_SIMD_INLINE void place_list(struct dem_spheres *s,
-                                const struct dem_bodies *b, const int *idx,
-                                size_t n, const struct dem_place_walls *w,
-                                double *worst, int *escaped) {
+static DEM_ALWAYS_INLINE void place_list(struct dem_spheres *s,
+                                         const struct dem_bodies *b,
+                                         const int *idx, size_t n,
+                                         const struct dem_place_walls *w,
+                                         double *worst, int *escaped) {
   const struct lanes l = lanes_of(s, w);
   const int *restrict body = s->body;
   const double *restrict bx = &b->x[0][0], *restrict bq = &b->q[0][0];
@@ -147,11 +149,10 @@ DEM_SIMD_INLINE void place_list(struct dem_spheres *s,
   lanes_reduce(&sum, worst, escaped);
 }
 
-DEM_SIMD_INLINE void place_members(struct dem_spheres *s,
-                                   const struct dem_bodies *b, size_t k,
-                                   const int *idx, size_t i0, size_t n,
-                                   const struct dem_place_walls *w,
-                                   double *worst, int *escaped) {
+static DEM_ALWAYS_INLINE void
+place_members(struct dem_spheres *s, const struct dem_bodies *b, size_t k,
+              const int *idx, size_t i0, size_t n,
+              const struct dem_place_walls *w, double *worst, int *escaped) {
   const struct lanes l = lanes_of(s, w);
   const double bx = b->x[k][0], by = b->x[k][1], bz = b->x[k][2];
   const double qw = b->q[k][0], qx = b->q[k][1], qy = b->q[k][2],
@@ -183,21 +184,20 @@ DEM_SIMD_INLINE void place_members(struct dem_spheres *s,
   lanes_reduce(&sum, worst, escaped);
 }
 
-DEM_SIMD_DISPATCH(dem_place_range,
-                  (struct dem_spheres * s, const struct dem_bodies *b,
-                   size_t i0, size_t i1, const struct dem_place_walls *w,
-                   double *worst, int *escaped),
-                  place_range, (s, b, i0, i1, w, worst, escaped))
+DEM_ISA_DISPATCH(dem_place_range,
+                 (struct dem_spheres * s, const struct dem_bodies *b, size_t i0,
+                  size_t i1, const struct dem_place_walls *w, double *worst,
+                  int *escaped),
+                 place_range, (s, b, i0, i1, w, worst, escaped))
 
-DEM_SIMD_DISPATCH(dem_place_members,
-                  (struct dem_spheres * s, const struct dem_bodies *b, size_t k,
-                   const int *idx, size_t i0, size_t n,
-                   const struct dem_place_walls *w, double *worst,
-                   int *escaped),
-                  place_members, (s, b, k, idx, i0, n, w, worst, escaped))
+DEM_ISA_DISPATCH(dem_place_members,
+                 (struct dem_spheres * s, const struct dem_bodies *b, size_t k,
+                  const int *idx, size_t i0, size_t n,
+                  const struct dem_place_walls *w, double *worst, int *escaped),
+                 place_members, (s, b, k, idx, i0, n, w, worst, escaped))
 
-DEM_SIMD_DISPATCH(dem_place_list,
-                  (struct dem_spheres * s, const struct dem_bodies *b,
-                   const int *idx, size_t n, const struct dem_place_walls *w,
-                   double *worst, int *escaped),
-                  place_list, (s, b, idx, n, w, worst, escaped))
+DEM_ISA_DISPATCH(dem_place_list,
+                 (struct dem_spheres * s, const struct dem_bodies *b,
+                  const int *idx, size_t n, const struct dem_place_walls *w,
+                  double *worst, int *escaped),
+                 place_list, (s, b, idx, n, w, worst, escaped))
