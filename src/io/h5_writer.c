@@ -456,7 +456,8 @@ dem_status dem_h5_close(struct dem_h5_writer *w) {
   if (!w)
     return DEM_OK;
   path = strdup(w->path);
-  if (writer_free(w) < 0)
+  st = dem_h5w_write_sidecar(w);
+  if (writer_free(w) < 0 && st == DEM_OK)
     st = dem_h5u_fail(path ? path : "(output file)", "cannot close");
   free(path);
   return st;

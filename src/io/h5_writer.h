@@ -27,6 +27,10 @@ struct dem_h5_writer {
   struct dem_xdmf_text xdmf;                   /* the sidecar's grids so far */
   const struct dem_xdmf_attribute *xdmf_attrs; /* the run's, not owned */
   size_t n_xdmf;
+  /* The sidecar on disk lacks frames (it is rewritten whole, so at most
+   * about once a second: io/h5_snapshot.c), and when it was written. */
+  int xmf_stale;
+  double xmf_written_at;
   hid_t *walls; /* per wall its force and torque series (2 n_walls) */
   size_t n_walls;
 };
@@ -71,6 +75,10 @@ dem_status dem_h5w_open_walls(struct dem_h5_writer *w,
 
 /* Closes the walls' series and frees their handles. */
 void dem_h5w_close_walls(struct dem_h5_writer *w);
+
+/* Writes the sidecar if it lacks frames (at close, and at a snapshot
+ * when a second has passed since it was last written). */
+dem_status dem_h5w_write_sidecar(struct dem_h5_writer *w);
 
 /* Rebuilds the sidecar's frame list from the file's snapshots (to append
  * to a run). */
