@@ -20,7 +20,7 @@ fi
 # constant within 1e-3 of the scale |E0| + the energy inserted (E0 = 0: the
 # run starts with no ball); and after the pouring within 1e-3 of the energy
 # then, with work dissipated since.
-if "$PY" - pile.h5 > out 2>&1 << 'PYEOF'; then ok; else bad "energy balance: $(cat out)"; fi
+check "energy balance" "$PY" - pile.h5 << 'PYEOF'
 import sys, h5py, numpy as np, yaml
 from demfile import energy_balance
 f = h5py.File(sys.argv[1], "r")
@@ -38,14 +38,11 @@ print("whole run: balance %.3g of %.4g J inserted; after t = %g s: %.3g of "
                                                  E[after][0], dD))
 sys.exit(0 if whole < 1e-3 and dev < 1e-3 and dD > 0.01 * abs(E[after][0]) else 1)
 PYEOF
-cat out
 
 # The pile: all 400 balls in, a pile more than two balls high, and an angle
 # of repose between 10 and 50 degrees (frictionless balls spread out flat).
-if "$PY" "$SRC/tools/repose_angle.py" pile.h5 --json pile.json -o pile.png \
-  > out 2>&1; then ok; else bad "repose_angle.py: $(cat out)"; fi
-cat out
-if "$PY" - pile.json > out 2>&1 << 'PYEOF'; then ok; else bad "pile numbers: $(cat out)"; fi
+check "repose_angle.py" "$PY" "$SRC/tools/repose_angle.py" pile.h5 --json pile.json -o pile.png
+check "pile numbers" "$PY" - pile.json << 'PYEOF'
 import sys, json
 r = json.load(open(sys.argv[1]))
 print("%d spheres, height %.4f m, angle %.1f +- %.1f deg"
@@ -53,7 +50,6 @@ print("%d spheres, height %.4f m, angle %.1f +- %.1f deg"
 sys.exit(0 if (r["n_spheres"] == 400 and r["height"] > 0.02
                and 5 < r["angle"] < 50 and r["angle_err"] < 10) else 1)
 PYEOF
-cat out
 [ -s pile.png ] && ok || bad "repose_angle.py wrote no plot"
 
 echo "cli_funnel: $pass passed, $fail failed"

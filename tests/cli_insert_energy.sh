@@ -2,8 +2,7 @@
 # The energy inserted bodies bring: /energy/inserted against each body's kinetic + gravitational energy recomputed from the snapshots, the balance total + dissipated - inserted closing to second order in dt on a pour, and the restart of an insertion file written before the column existed.
 # Usage: bash tests/cli_insert_energy.sh DEM_BINARY SOURCE_DIR
 NAME=cli_insert_energy
-. "$(dirname "$0")/lib.sh"
-need_python h5py numpy
+. "$(dirname "$0")/insert_lib.sh"
 
 # (a) Independent value: bodies of mixed shapes and sizes inserted over
 # 20 steps with one velocity, in free fall (the same velocity and the
@@ -11,29 +10,16 @@ need_python h5py numpy
 # same in every snapshot it is in (the leapfrog is exact for a constant
 # force); the first one it appears in gives it. Their sum must be the
 # last row of /energy/inserted.
-cat > fall.yaml << 'EOF2'
-simulation: {time_step: 1.0e-4, end_time: 0.004, seed: 5, gravity: [0.5, 0, -9.81]}
-materials:
-  glass: {density: 2500, young_modulus: 1.0e7, poisson_ratio: 0.25}
-shapes:
-  ball:
-    material: glass
-    spheres: [{center: [0, 0, 0], radius: 0.01}]
-  rod:
-    material: glass
-    spheres: [{center: [-0.01, 0, 0], radius: 0.01}, {center: [0.015, 0, 0], radius: 0.008}]
-particles:
-  - insert: {region: {box: {min: [0.1, 0.1, 0.5], max: [0.9, 0.9, 0.9]}},
-             shapes: [{shape: ball, fraction: 0.5}, {shape: rod, fraction: 0.5}],
-             rate: 30000, end: 0.002, velocity: [0.3, -0.2, -1.5],
-             scale: {distribution: uniform, min: 0.6, max: 1.4}}
-domain: {box: {min: [0, 0, 0], max: [1, 1, 1]}, wall_material: glass}
-contact: {model: hertz}
-output: {snapshot_interval: 1.0e-4, energy_interval: 1.0e-4}
-EOF2
+cfg fall '{region: {box: {min: [0.1, 0.1, 0.5], max: [0.9, 0.9, 0.9]}}, shapes: [{shape: ball, fraction: 0.5}, {shape: rod, fraction: 0.5}], rate: 30000, end: 0.002, velocity: [0.3, -0.2, -1.5], scale: {distribution: uniform, min: 0.6, max: 1.4}}' 0.004
+# tests/insert_lib.sh's config with gravity (along x too), another seed,
+# an energy row at each snapshot, and a rod of unequal spheres (its centre
+# of mass off its middle).
+FALL=(--set simulation.seed=5 --set 'simulation.gravity=[0.5, 0, -9.81]'
+  --set output.energy_interval=1.0e-4
+  --set 'shapes.rod.spheres=[{center: [-0.01, 0, 0], radius: 0.01}, {center: [0.015, 0, 0], radius: 0.008}]')
 for scheme in spiral_leapfrog spiral; do
-  if "$DEM" run fall.yaml -q -o "fall_$scheme.h5" --force --set scheme="$scheme" 2> err; then ok; else bad "$scheme: $(cat err)"; fi
-  if "$PY" - "fall_$scheme.h5" > out 2>&1 << 'PYEOF'; then ok; else bad "$scheme: $(cat out)"; fi
+  if "$DEM" run fall.yaml -q -o "fall_$scheme.h5" --force --set scheme="$scheme" "${FALL[@]}" 2> err; then ok; else bad "$scheme: $(cat err)"; fi
+  check "$scheme" "$PY" - "fall_$scheme.h5" << 'PYEOF'
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
 g = np.array([0.5, 0, -9.81])
@@ -53,7 +39,6 @@ rel = abs(got - want) / abs(want)
 print("inserted %.12g J, recomputed %.12g J, rel %.2e" % (got, want, rel))
 assert rel < 1e-9, "the inserted energy is not the bodies' energy at insertion"
 PYEOF
-  cat out
 done
 
 # (b) The balance on a pour (150 bodies onto a floor with friction and
@@ -64,7 +49,7 @@ short=(--set simulation.end_time=0.25 --set particles.0.insert.end=0.1)
 for dt in 3.2e-5 1.6e-5; do
   "$DEM" run "$EX" -q -o "pour_$dt.h5" --force "${short[@]}" --set simulation.time_step=$dt 2> err || bad "pour dt $dt: $(cat err)"
 done
-if "$PY" - pour_3.2e-5.h5 pour_1.6e-5.h5 > out 2>&1 << 'PYEOF'; then ok; else bad "$(cat out)"; fi
+check "pour balance" "$PY" - pour_3.2e-5.h5 pour_1.6e-5.h5 << 'PYEOF'
 import sys, h5py, numpy as np
 from demfile import energy_balance
 err = []
@@ -78,7 +63,6 @@ for p in sys.argv[1:]:
 assert err[1] < 2e-3, "balance %.3g at dt 1.6e-5" % err[1]
 assert err[0] / err[1] > 3, "halving dt gained only %.2fx (second order: 4x)" % (err[0] / err[1])
 PYEOF
-cat out
 # dem energy reports the same balance
 "$DEM" energy pour_1.6e-5.h5 > energy.txt 2>&1 || bad "dem energy: $(cat energy.txt)"
 "$PY" -c '

@@ -4,44 +4,11 @@
 NAME=cli_mesh
 . "$(dirname "$0")/lib.sh"
 need_python h5py
-check() { # check WHAT COMMAND...: passes when the command succeeds
-  local what=$1 out
-  shift
-  if out=$("$@" 2>&1); then ok; else bad "$what: $out"; fi
-}
 
-# The closed box [0,1]^3 as 12 triangles, two per face; the faces' diagonals
-# are inner edges of flat patches.
-cat > box_stl.py << 'EOF'
-import sys, struct
-V = [(x, y, z) for z in (0.0, 1.0) for y in (0.0, 1.0) for x in (0.0, 1.0)]
-def v(i, j, k): return V[i + 2 * j + 4 * k]
-quads = [(v(0,0,0), v(1,0,0), v(1,1,0), v(0,1,0)), (v(0,0,1), v(1,0,1), v(1,1,1), v(0,1,1)),
-         (v(0,0,0), v(1,0,0), v(1,0,1), v(0,0,1)), (v(0,1,0), v(1,1,0), v(1,1,1), v(0,1,1)),
-         (v(0,0,0), v(0,1,0), v(0,1,1), v(0,0,1)), (v(1,0,0), v(1,1,0), v(1,1,1), v(1,0,1))]
-tris = []
-for a, b, c, d in quads:
-    tris += [(a, b, c), (a, c, d)]
-if sys.argv[1] == 'ascii':
-    with open(sys.argv[2], 'w') as f:
-        f.write('solid box\n')
-        for t in tris:
-            f.write(' facet normal 0 0 0\n  outer loop\n')
-            for p in t:
-                f.write('   vertex %r %r %r\n' % p)
-            f.write('  endloop\n endfacet\n')
-        f.write('endsolid box\n')
-else:
-    with open(sys.argv[2], 'wb') as f:
-        f.write(b'\0' * 80 + struct.pack('<I', len(tris)))
-        for t in tris:
-            f.write(struct.pack('<3f', 0, 0, 0))
-            for p in t:
-                f.write(struct.pack('<3f', *p))
-            f.write(b'\0\0')
-EOF
-"$PY" box_stl.py ascii box.stl
-"$PY" box_stl.py binary boxb.stl
+# The closed box [0,1]^3 as 12 triangles, two per face (tools/make_mesh.py,
+# ASCII and binary); the faces' diagonals are inner edges of flat patches.
+"$PY" "$SRC/tools/make_mesh.py" box box.stl > /dev/null
+"$PY" "$SRC/tools/make_mesh.py" box boxb.stl --binary > /dev/null
 
 # (a) A sphere aimed at an edge, one at a corner, one at a face, and a
 # 3-sphere clump, in the analytic box and in the STL boxes.
@@ -66,8 +33,7 @@ contact: {model: hertz, skin: 0.005}
 output: {snapshot_interval: 0.05, energy_interval: 0.01}
 EOF
 for f in box.stl boxb.stl; do
-  sed -e "s/  box: {min: \[0, 0, 0\], max: \[1, 1, 1\]}/  meshes: [{name: walls, file: $f, material: glass}]/" \
-    -e '/wall_material/d' base.yaml > "mesh_$f.yaml"
+  box_to_meshes base.yaml "[{name: walls, file: $f, material: glass}]" > "mesh_$f.yaml"
 done
 cat > traj.py << 'EOF'
 import sys, h5py, numpy as np
@@ -144,24 +110,10 @@ one "(c) beyond a convex edge of the cube" box.stl "[1.03, 0.5, 1.03]" "1,0.5,1"
 one "(c) beyond a convex corner of the cube" box.stl "[1.02, 1.02, 1.03]" "1,1,1"
 one "(c) above a cube's face near its edge: the face alone" box.stl "[0.98, 0.5, 1.045]" "0.98,0.5,1"
 
-# (d) A piston (the plate, moving down) squeezes balls under gravity; and
-# the plate turning about an axis: the wall work closes the balance.
-cat > piston.yaml << 'EOF'
-simulation: {time_step: 2.0e-5, end_time: 0.2, gravity: [0, 0, -9.81]}
-materials:
-  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2, restitution: 0.8, friction: 0.3, rolling_friction: 0.02}
-shapes:
-  ball: {material: glass, spheres: [{center: [0, 0, 0], radius: 0.05}]}
-particles:
-  - random_fill: {shape: ball, count: 20, speed: 0.5, region: {min: [0, 0, 0], max: [1, 1, 0.145]}}
-domain:
-  box: {min: [0, 0, 0], max: [1, 1, 1]}
-  wall_material: glass
-  meshes:
-    - {name: piston, file: plate.stl, material: glass, translate: [0, 0, 0.2], motion: {velocity: [0, 0, -0.5], start: 0.02}}
-contact: {model: hertz_mindlin, skin: 0.005}
-output: {snapshot_interval: 0.05, energy_interval: 0.002}
-EOF
+# (d) A piston (the plate, moving down: tests/lib.sh) squeezes balls under
+# gravity; and the plate turning about an axis: the wall work closes the
+# balance.
+piston_yaml piston.yaml
 cat > balance.py << 'EOF'
 import sys, h5py, numpy as np
 from demfile import energy_balance

@@ -9,37 +9,15 @@ run() { # run WHAT ARGS...: dem run, must succeed
   shift
   if "$DEM" run -q "$@" 2> err; then ok; else bad "$what: $(cat err)"; fi
 }
-check() { # check WHAT COMMAND...: passes when the command succeeds
-  local what=$1 out
-  shift
-  if out=$("$@" 2>&1); then ok; else bad "$what: $out"; fi
-  [ -n "$out" ] && echo "$what: $out"
-}
 
 # The meshes, in a box [0, 0.3] x [0, 0.2] periodic along x and y.
 cat > stls.py << 'EOF'
-import random, struct, sys
+import random
+import make_mesh  # tools/ (tests/lib.sh): STL files, ASCII to the last bit
+from make_mesh import quad
 L, W = 0.3, 0.2
 def write(path, tris, binary=False):
-    if binary:
-        with open(path, 'wb') as f:
-            f.write(b'\0' * 80 + struct.pack('<I', len(tris)))
-            for t in tris:
-                f.write(struct.pack('<3f', 0, 0, 0))
-                for p in t:
-                    f.write(struct.pack('<3f', *p))
-                f.write(b'\0\0')
-        return
-    with open(path, 'w') as f:
-        f.write('solid m\n')
-        for t in tris:
-            f.write(' facet normal 0 0 0\n  outer loop\n')
-            for p in t:
-                f.write('   vertex %r %r %r\n' % tuple(p))
-            f.write('  endloop\n endfacet\n')
-        f.write('endsolid m\n')
-def quad(a, b, c, d):
-    return [(a, b, c), (a, c, d)]
+    make_mesh.write(path, 'm', tris, binary)
 # the plane z = 0 over one period, four triangles about an inner point
 c = (0.37 * L, 0.61 * W, 0.0)
 k4 = [(0.0, 0.0, 0.0), (L, 0.0, 0.0), (L, W, 0.0), (0.0, W, 0.0)]

@@ -24,23 +24,12 @@ fi
 # Energy: kinetic + potential + elastic + dissipated - wall work within
 # 1e-3 of the starting energy (the bed's, above the orifice), and the
 # check worth something: the balls fell out and the contacts dissipated.
-if "$PY" - silo.h5 > out 2>&1 << 'PYEOF'; then ok; else bad "energy balance: $(cat out)"; fi
-import sys, h5py, numpy as np
-from demfile import energy_balance
-e = {k: v[()] for k, v in h5py.File(sys.argv[1], "r")["energy"].items()}
-D, W = e["dissipated"], e["wall_work"]
-b = energy_balance(e)
-dev = np.max(np.abs(b - b[0])) / abs(b[0])
-print("largest |E + D - W - E0| / E0 = %.3g; wall work %.4g J, dissipated "
-      "%.4g J, E0 %.4g J" % (dev, W[-1], D[-1], b[0]))
-sys.exit(0 if dev < 1e-3 and D[-1] > 0.5 * abs(b[0]) else 1)
-PYEOF
-cat out
-if "$DEM" energy silo.h5 > out 2>&1; then ok; else bad "dem energy: $(cat out)"; fi
+check "energy balance" "$PY" "$SRC/tests/balance_check.py" silo.h5 --dissipated 0.5
+check "dem energy" "$DEM" energy silo.h5
 
 # Discharge: nothing below the orifice while the gate is shut (t <= 0.2 s),
 # then a count that never falls and grows to more than 15 % of the balls.
-if "$PY" - silo.h5 > out 2>&1 << 'PYEOF'; then ok; else bad "discharge: $(cat out)"; fi
+check "discharge" "$PY" - silo.h5 << 'PYEOF'
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")["snapshots"]
 rows = sorted((f[k].attrs["time"], int((f[k]["bodies/position"][:, 2] < 0).sum()),
@@ -52,15 +41,12 @@ ok = (max(shut) == 0 and all(b >= a for a, b in zip(after, after[1:]))
       and after[-1] > 0.15 * rows[-1][2])
 sys.exit(0 if ok else 1)
 PYEOF
-cat out
 
 # The flow rate: W > 0 with a small fit error, a bulk density of a random
 # packing (solid fraction 0.5 to 0.68 of glass), and Beverloo's C with
 # k = 1.5 within 0.3 to 0.9 (literature 0.55 to 0.65).
-if "$PY" "$SRC/tools/silo_flow.py" silo.h5 --json flow.json -o flow.png \
-  > out 2>&1; then ok; else bad "silo_flow.py: $(cat out)"; fi
-cat out
-if "$PY" - flow.json > out 2>&1 << 'PYEOF'; then ok; else bad "flow numbers: $(cat out)"; fi
+check "silo_flow.py" "$PY" "$SRC/tools/silo_flow.py" silo.h5 --json flow.json -o flow.png
+check "flow numbers" "$PY" - flow.json << 'PYEOF'
 import sys, json, math
 r = json.load(open(sys.argv[1]))
 W, sW, rho, d = r["W"], r["W_err"], r["bulk_density"], r["mean_diameter"]
@@ -70,7 +56,6 @@ print("W = %.4g +- %.2g kg/s, rho_b = %.0f kg/m^3, C (k = 1.5) = %.3f"
 sys.exit(0 if (W > 0 and sW < 0.1 * W and 1250 < rho < 1700
                and 0.3 < C < 0.9) else 1)
 PYEOF
-cat out
 [ -s flow.png ] && ok || bad "silo_flow.py wrote no plot"
 
 echo "cli_silo: $pass passed, $fail failed"

@@ -4,11 +4,6 @@
 NAME=cli_walls
 . "$(dirname "$0")/lib.sh"
 need_python h5py numpy
-check() { # check WHAT COMMAND...: passes when the command succeeds
-  local what=$1 out
-  shift
-  if out=$("$@" 2>&1); then ok; else bad "$what: $out"; fi
-}
 run() { # run WHAT DEM-RUN-ARGUMENTS...
   local what=$1
   shift
@@ -35,10 +30,9 @@ domain:
 contact: {model: hertz_mindlin, skin: 0.005}
 output: {snapshot_interval: 0.1, energy_interval: 0.01}
 EOF
-sed -e 's/  box: {min: \[0, 0, 0\], max: \[1, 1, 1\]}/  meshes: [{name: walls, file: box.stl, material: glass}]/' \
-  -e '/wall_material/d' rest.yaml > stl.yaml
-sed -e 's/  box: {min: \[0, 0, 0\], max: \[1, 1, 1\]}/  meshes: [{name: plate, file: plate.stl, material: glass, motion: {center: [0.5, 0.5, 0]}}]/' \
-  -e '/wall_material/d' -e 's/position: \[0.3, 0.5, 0.06\]/position: [0.8, 0.3, 0.06]/' rest.yaml > plate.yaml
+box_to_meshes rest.yaml '[{name: walls, file: box.stl, material: glass}]' > stl.yaml
+box_to_meshes rest.yaml '[{name: plate, file: plate.stl, material: glass, motion: {center: [0.5, 0.5, 0]}}]' \
+  -e 's/position: \[0.3, 0.5, 0.06\]/position: [0.8, 0.3, 0.06]/' > plate.yaml
 cat > rest.py << 'EOF'
 # rest.py FILE WALL: the last row of WALL's load against the ball's weight
 # m g at its contact point p (below its centre, z = 0): F = (0, 0, -m g),
@@ -78,25 +72,14 @@ check "(2) analytic box: box_zmin carries the weight, the other five nothing" "$
 run "(3) plate" plate.yaml -o plate.h5
 check "(3) plate: torque = (p - c) x F about the motion centre" "$PY" rest.py plate.h5 plate
 
-# (4) A plate turning about y through balls (friction, rolling resistance),
-# a row every step: the power the plate gives, -torque . w, integrates
-# (trapezoid over the rows) to /energy/wall_work.
-cat > turn.yaml << 'EOF'
-simulation: {time_step: 2.0e-5, end_time: 0.1, gravity: [0, 0, -9.81]}
-materials:
-  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2, restitution: 0.8, friction: 0.3, rolling_friction: 0.02}
-shapes:
-  ball: {material: glass, spheres: [{center: [0, 0, 0], radius: 0.05}]}
-particles:
-  - random_fill: {shape: ball, count: 20, speed: 0.5, region: {min: [0, 0, 0], max: [1, 1, 0.145]}}
-domain:
-  box: {min: [0, 0, 0], max: [1, 1, 1]}
-  wall_material: glass
-  meshes:
-    - {name: plate, file: plate.stl, material: glass, translate: [0, 0, 0.2], motion: {angular_velocity: [0, 3.0, 0], center: [0.5, 0.5, 0.2], start: 0.02}}
-contact: {model: hertz_mindlin, skin: 0.005}
-output: {snapshot_interval: 0.05, energy_interval: 2.0e-5}
-EOF
+# (4) The piston's plate (tests/lib.sh) turning about y through the balls
+# (friction, rolling resistance), a row every step: the power the plate
+# gives, -torque . w, integrates (trapezoid over the rows) to
+# /energy/wall_work.
+piston_yaml turn.yaml
+TURN=(--set simulation.end_time=0.1 --set output.energy_interval=2.0e-5
+  --set domain.meshes.0.name=plate
+  --set 'domain.meshes.0.motion={angular_velocity: [0, 3.0, 0], center: [0.5, 0.5, 0.2], start: 0.02}')
 cat > power.py << 'EOF'
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], 'r')
@@ -110,7 +93,7 @@ if not np.all(np.diff(t) > 0) or abs(W[-1]) == 0 or err > 1e-9:
     sys.exit('wall work %g J, integral of -T.w %g J, max difference %.3g of it' % (W[-1], I[-1], err))
 print('wall work %g J, -T.w integrates to it within %.3g' % (W[-1], err))
 EOF
-run "(4) turning plate" turn.yaml -o turn.h5
+run "(4) turning plate" turn.yaml -o turn.h5 "${TURN[@]}"
 check "(4) turning plate: integral of -torque.w = wall_work" "$PY" power.py turn.h5
 
 # (5), (6) 700 balls dropped onto a turntable (over 512 wall contacts: the

@@ -1,4 +1,4 @@
-# The shared start of the shell tests, sourced with NAME set to the test's name: DEM and SRC from the arguments, a work folder removed at exit, the ok/bad counters, and need_python.
+# The shared start of the shell tests, sourced with NAME set to the test's name: DEM and SRC from the arguments, a work folder removed at exit, the ok/bad counters and check, need_python, and the pieces several tests share (plate_stl, box_to_meshes, piston_yaml).
 set -u
 DEM=$(realpath "$1")
 SRC=$(realpath "$2")
@@ -15,6 +15,19 @@ ok() { pass=$((pass + 1)); }
 bad() {
   fail=$((fail + 1))
   echo "FAIL: $*"
+}
+# check WHAT COMMAND...: passes when the command succeeds (it may read a
+# here-document: `check WHAT "$PY" - ARGS << 'EOF'`); what it printed is
+# shown after WHAT, or in the failure.
+check() {
+  local what=$1 out
+  shift
+  if out=$("$@" 2>&1); then
+    ok
+    if [ -n "$out" ]; then echo "$what: $out"; fi
+  else
+    bad "$what: $out"
+  fi
 }
 
 # need_python MODULE...: PY, the first of Debian's python3 and the python3
@@ -54,5 +67,36 @@ solid plate
   endloop
  endfacet
 endsolid plate
+EOF2
+}
+
+# box_to_meshes CONFIG 'MESHES' [SED-ARGS...]: CONFIG (on stdout) with its
+# domain's box [0, 1]^3 and wall material replaced by `meshes: MESHES`.
+box_to_meshes() {
+  local file=$1 meshes=$2
+  shift 2
+  sed -e "s/  box: {min: \[0, 0, 0\], max: \[1, 1, 1\]}/  meshes: $meshes/" \
+    -e '/wall_material/d' "$@" "$file"
+}
+
+# piston_yaml FILE: 20 balls of 5 cm (hertz_mindlin: friction, rolling
+# friction) dropped in the unit box under plate.stl lifted to z = 0.2,
+# which moves down at 0.5 m/s from t = 0.02 s; gravity, 0.2 s.
+piston_yaml() {
+  cat > "$1" << 'EOF2'
+simulation: {time_step: 2.0e-5, end_time: 0.2, gravity: [0, 0, -9.81]}
+materials:
+  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2, restitution: 0.8, friction: 0.3, rolling_friction: 0.02}
+shapes:
+  ball: {material: glass, spheres: [{center: [0, 0, 0], radius: 0.05}]}
+particles:
+  - random_fill: {shape: ball, count: 20, speed: 0.5, region: {min: [0, 0, 0], max: [1, 1, 0.145]}}
+domain:
+  box: {min: [0, 0, 0], max: [1, 1, 1]}
+  wall_material: glass
+  meshes:
+    - {name: piston, file: plate.stl, material: glass, translate: [0, 0, 0.2], motion: {velocity: [0, 0, -0.5], start: 0.02}}
+contact: {model: hertz_mindlin, skin: 0.005}
+output: {snapshot_interval: 0.05, energy_interval: 0.002}
 EOF2
 }

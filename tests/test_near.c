@@ -13,6 +13,7 @@
 #include "core/rng.h"
 #include "core/vec3.h"
 #include "pieces_yaml.h"
+#include "same_state.h"
 #include "sim/near.h"
 #include "sim_fixture.h"
 
@@ -184,38 +185,28 @@ static void run(struct fixture *f, const char *yaml, int threads, int off,
   dem_near_place_all(&f->sim);
 }
 
-static void assert_same_state(const struct dem_sim *a,
-                              const struct dem_sim *b) {
-  size_t n = a->b.n, m = a->s.n;
-  ck_assert_uint_eq(n, b->b.n);
-  ck_assert_mem_eq(a->b.x, b->b.x, n * sizeof *a->b.x);
-  ck_assert_mem_eq(a->b.q, b->b.q, n * sizeof *a->b.q);
-  ck_assert_mem_eq(a->b.v, b->b.v, n * sizeof *a->b.v);
-  ck_assert_mem_eq(a->b.w, b->b.w, n * sizeof *a->b.w);
-  ck_assert_mem_eq(a->b.force, b->b.force, n * sizeof *a->b.force);
-  ck_assert_mem_eq(a->b.torque, b->b.torque, n * sizeof *a->b.torque);
-  ck_assert_mem_eq(a->s.x, b->s.x, m * sizeof *a->s.x);
-  ck_assert_mem_eq(a->s.x_build, b->s.x_build, m * sizeof *a->s.x);
-  ck_assert_int_eq(a->nb.builds, b->nb.builds);
-  ck_assert_uint_eq(a->nb.start[m], b->nb.start[m]);
-  ck_assert_mem_eq(a->nb.list, b->nb.list, a->nb.start[m] * sizeof(int));
+/* `pieces` pieces in a box of side `box` at `speed` m/s, run `steps`
+ * steps twice: a on one thread with the near path, b on `threads` threads
+ * and with the near path `off` or not. */
+static void run_two(struct fixture *a, struct fixture *b, int pieces,
+                    double box, double speed, int threads, int off,
+                    long steps) {
+  char *yaml = pieces_yaml(pieces, box, speed);
+  int saved = omp_get_max_threads();
+  run(a, yaml, 1, 0, steps);
+  run(b, yaml, threads, off, steps);
+  omp_set_num_threads(saved);
+  free(yaml);
 }
 
 /* 32 pieces in a small box, colliding: the same state, bitwise, with the
  * near path and with every sphere placed each step. */
 START_TEST(near_path_changes_no_number) {
   struct fixture f1, f2;
-  char *yaml = pieces_yaml(32, 0.3, 3.0);
-  int saved = omp_get_max_threads();
-  run(&f1, yaml, 1, 0, 3000);
-  run(&f2, yaml, 1, 1, 3000);
+  run_two(&f1, &f2, 32, 0.3, 3.0, 1, 1, 3000);
   ck_assert_int_gt(f1.sim.nb.builds, 5);
   ck_assert_uint_gt(f1.sim.pairs.n, 0);
-  assert_same_state(&f1.sim, &f2.sim);
-  fixture_end(&f1);
-  fixture_end(&f2);
-  omp_set_num_threads(saved);
-  free(yaml);
+  assert_same_and_end(&f1, &f2, SAME_X_BUILD);
 }
 END_TEST
 
@@ -223,19 +214,12 @@ END_TEST
  * threads give the same state, bitwise. */
 START_TEST(near_path_same_on_one_and_two_threads) {
   struct fixture f1, f2;
-  char *yaml = pieces_yaml(800, 1.2, 10.0);
-  int saved = omp_get_max_threads();
-  run(&f1, yaml, 1, 0, 200);
-  run(&f2, yaml, 2, 0, 200);
+  run_two(&f1, &f2, 800, 1.2, 10.0, 2, 0, 200);
   ck_assert_ptr_nonnull(dem_near_on(&f1.sim));
   ck_assert_uint_gt(f1.sim.nb.n_active + DEM_NEAR_BODY_COST * f1.sim.b.n,
                     DEM_PARALLEL_MIN);
   ck_assert_int_gt(f1.sim.nb.builds, 2);
-  assert_same_state(&f1.sim, &f2.sim);
-  fixture_end(&f1);
-  fixture_end(&f2);
-  omp_set_num_threads(saved);
-  free(yaml);
+  assert_same_and_end(&f1, &f2, SAME_X_BUILD);
 }
 END_TEST
 

@@ -12,6 +12,7 @@
 #include "core/rng.h"
 #include "core/vec3.h"
 #include "pieces_yaml.h"
+#include "same_state.h"
 #include "sim/body_order.h"
 #include "sim/forces.h"
 #include "sim/grid.h"
@@ -242,22 +243,6 @@ static void run_threads(struct fixture *f, const char *yaml, int threads,
   fixture_steps(f, steps);
 }
 
-static void assert_same_state(const struct dem_sim *a,
-                              const struct dem_sim *b) {
-  size_t n = a->b.n, m = a->s.n;
-  ck_assert_mem_eq(a->b.x, b->b.x, n * sizeof *a->b.x);
-  ck_assert_mem_eq(a->b.v, b->b.v, n * sizeof *a->b.v);
-  ck_assert_mem_eq(a->b.q, b->b.q, n * sizeof *a->b.q);
-  ck_assert_mem_eq(a->b.w, b->b.w, n * sizeof *a->b.w);
-  ck_assert_mem_eq(a->b.force, b->b.force, n * sizeof *a->b.force);
-  ck_assert_mem_eq(a->b.torque, b->b.torque, n * sizeof *a->b.torque);
-  ck_assert_mem_eq(a->s.x, b->s.x, m * sizeof *a->s.x);
-  ck_assert_mem_eq(a->s.force, b->s.force, m * sizeof *a->s.force);
-  ck_assert_int_eq(a->nb.builds, b->nb.builds);
-  ck_assert_uint_eq(a->nb.start[m], b->nb.start[m]);
-  ck_assert_mem_eq(a->nb.list, b->nb.list, a->nb.start[m] * sizeof(int));
-}
-
 START_TEST(bitwise_same_state_for_one_and_two_threads) {
   int saved = omp_get_max_threads();
   for (int broad = DEM_BROAD_ON; broad <= DEM_BROAD_OFF; broad++) {
@@ -266,9 +251,7 @@ START_TEST(bitwise_same_state_for_one_and_two_threads) {
     run_threads(&f2, rods_yaml, 2, broad, 200);
     ck_assert_int_gt((long)f1.sim.s.n, DEM_PARALLEL_MIN); /* really parallel */
     ck_assert_int_gt(f1.sim.nb.builds, 2);
-    assert_same_state(&f1.sim, &f2.sim);
-    fixture_end(&f1);
-    fixture_end(&f2);
+    assert_same_and_end(&f1, &f2, SAME_SPHERE_FORCE);
   }
   omp_set_num_threads(saved);
 }
@@ -281,9 +264,7 @@ START_TEST(broad_phase_run_is_bitwise_the_same) {
   run_threads(&f1, yaml, 1, DEM_BROAD_ON, 2000);
   run_threads(&f2, yaml, 1, DEM_BROAD_OFF, 2000);
   ck_assert_int_gt(f1.sim.nb.builds, 1);
-  assert_same_state(&f1.sim, &f2.sim);
-  fixture_end(&f1);
-  fixture_end(&f2);
+  assert_same_and_end(&f1, &f2, SAME_SPHERE_FORCE);
   free(yaml);
 }
 END_TEST

@@ -11,20 +11,7 @@
 #include "integrators/cylinder_analytic.h"
 #include "integrators/rotation.h"
 #include "integrators/rotation_drive.h"
-
-static const char *const scheme_names[] = {"spiral_leapfrog",
-                                           "spiral",
-                                           "velocity_verlet_spiral",
-                                           "direct_euler",
-                                           "velocity_verlet",
-                                           "fincham",
-                                           "buss",
-                                           "omelyan",
-                                           "johnson",
-                                           "pfc4",
-                                           "pcdm",
-                                           "rk4"};
-enum { NSCHEMES = sizeof scheme_names / sizeof scheme_names[0] };
+#include "scheme_names.h"
 
 /* ---- loads ---- */
 

@@ -44,6 +44,7 @@ os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
+import demfile  # noqa: E402
 import silo_flow  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -223,9 +224,7 @@ def main():
                        "rho_b": rho_b, "d": d, "window": a.window, **f},
                       fh, indent=1)
     if a.out:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = demfile.pyplot()
         fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
         mm = 1000 * D
         ax.errorbar(mm, W ** 0.4, yerr=0.4 * W ** -0.6 * sW, fmt="o",
@@ -254,9 +253,7 @@ def main():
         bx.set_xlabel("orifice diameter D (mm)")
         bx.set_ylabel("mass flow rate W (kg/s)")
         bx.legend(fontsize=8, loc="upper left")
-        fig.tight_layout()
-        fig.savefig(a.out, dpi=80)
-        print("beverloo_study.py: wrote %s" % a.out)
+        demfile.save_figure(fig, a.out, "beverloo_study.py", dpi=80)
 
 
 if __name__ == "__main__":

@@ -100,6 +100,24 @@ def energy_balance(e):
     return e["total"] + energy_exchanged(e)
 
 
+def pyplot():
+    """matplotlib.pyplot drawing off screen (the Agg backend), for the
+    tools' pictures: imported when one is asked for (reading a file needs
+    no matplotlib)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save_figure(fig, path, tool, dpi):
+    """fig laid out and written to path, and the line of `tool` that says
+    so."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    print("%s: wrote %s" % (tool, path))
+
+
 def open_run(path):
     """The dem output file at path as a Run (use it in a with statement);
     ValueError if it is missing, not HDF5, or not written by dem."""

@@ -128,9 +128,7 @@ def main():
           % (np.max(np.abs(bal)), bal[-1], e.get("wall_work", [0])[-1],
              e.get("dissipated", [0])[-1], total[0]))
     if a.out:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = demfile.pyplot()
         t, x, r, tops, fit, radius = last
         fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.8))
         s_, u_ = (x - centre) @ side, (x - centre) @ up
@@ -157,9 +155,7 @@ def main():
         bx.set_xlabel("time (s)")
         bx.set_ylabel("angle of the free surface (deg)")
         bx.legend()
-        fig.tight_layout()
-        fig.savefig(a.out, dpi=110)
-        print("drum_angle.py: wrote %s" % a.out)
+        demfile.save_figure(fig, a.out, "drum_angle.py", dpi=110)
 
 
 if __name__ == "__main__":

@@ -192,9 +192,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump(slim, f, indent=1)
     if a.out:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = demfile.pyplot()
         p, b = np.array(r["profile"]), np.array(r["bins"])
         fl = np.array(r["flank_mask"])
         fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -213,9 +211,7 @@ def main():
         ax.set_xlabel("distance from the pile's axis (m)")
         ax.set_ylabel("height above the floor (m)")
         ax.legend(fontsize=8, loc="upper right")
-        fig.tight_layout()
-        fig.savefig(a.out, dpi=90)
-        print("repose_angle.py: wrote %s" % a.out)
+        demfile.save_figure(fig, a.out, "repose_angle.py", dpi=90)
 
 
 if __name__ == "__main__":

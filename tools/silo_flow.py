@@ -179,9 +179,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump(r, f, indent=1)
     if a.out:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = demfile.pyplot()
         t, M = np.array(r["time"]), np.array(r["discharged"])
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         ax.plot(t, M, "o", ms=4, label="discharged mass (centres below "
@@ -194,9 +192,7 @@ def main():
         ax.set_xlabel("time (s)")
         ax.set_ylabel("discharged mass (kg)")
         ax.legend(loc="upper left", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(a.out, dpi=90)
-        print("silo_flow.py: wrote %s" % a.out)
+        demfile.save_figure(fig, a.out, "silo_flow.py", dpi=90)
 
 
 if __name__ == "__main__":

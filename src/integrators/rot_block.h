@@ -139,26 +139,21 @@ static DEM_ALWAYS_INLINE void dem_rot_lane_put(struct dem_rot_lanes *t, int l,
  * FN must be static DEM_ALWAYS_INLINE, so that it is inlined into the
  * lane loop. */
 #define DEM_ROT_BLOCK_STEP(name, fn, n_aux)                                    \
-  static DEM_ALWAYS_INLINE void name##_lane(const struct dem_rot_lanes *t,     \
-                                            struct dem_rot_lanes *u,           \
-                                            double *redo, int l, double dt) {  \
-    struct dem_rot_state s;                                                    \
-    double I[3], T[3];                                                         \
-    dem_rot_lane_get(t, l, n_aux, &s, I, T);                                   \
-    redo[l] = fn(&s, I, T, dt, DEM_ROT_LANE) ? 0.0 : 1.0;                      \
-    dem_rot_lane_put(u, l, n_aux, &s);                                         \
-  }                                                                            \
-  DEM_ROT_LANE_LOOP(name, n_aux, dem_rot_lanes_out(k, &t, &u, redo, n_aux))
+  DEM_ROT_BLOCK_LANE(name, n_aux, fn(&s, I, T, dt, DEM_ROT_LANE) ? 0.0 : 1.0)
 
 #define DEM_ROT_BLOCK_PLAIN(name, fn, n_aux)                                   \
+  DEM_ROT_BLOCK_LANE(name, n_aux, (fn(&s, I, T, dt), 0.0))
+
+/* NAME_lane for STEP and PLAIN: lane l of t through CALL (of s, I, T and
+ * dt; its value the lane's redo) into u. */
+#define DEM_ROT_BLOCK_LANE(name, n_aux, call)                                  \
   static DEM_ALWAYS_INLINE void name##_lane(const struct dem_rot_lanes *t,     \
                                             struct dem_rot_lanes *u,           \
                                             double *redo, int l, double dt) {  \
     struct dem_rot_state s;                                                    \
     double I[3], T[3];                                                         \
     dem_rot_lane_get(t, l, n_aux, &s, I, T);                                   \
-    fn(&s, I, T, dt);                                                          \
-    redo[l] = 0.0;                                                             \
+    redo[l] = call;                                                            \
     dem_rot_lane_put(u, l, n_aux, &s);                                         \
   }                                                                            \
   DEM_ROT_LANE_LOOP(name, n_aux, dem_rot_lanes_out(k, &t, &u, redo, n_aux))

@@ -5,17 +5,6 @@
 
 #include "io/h5_writer.h"
 
-static herr_t write_strings(hid_t g, const char *name, size_t rows,
-                            const char **text, const char *description) {
-  hid_t t = dem_h5u_string_type();
-  herr_t rc;
-  if (t < 0)
-    return -1;
-  rc = dem_h5u_write_array(g, name, t, t, rows, 0, text, "1", description);
-  H5Tclose(t);
-  return rc;
-}
-
 /* The columns of the shape table, gathered from the shapes. */
 struct shape_table {
   const char **name, **material;
@@ -76,12 +65,37 @@ static int table_fill(struct shape_table *t, const struct dem_h5_shape *sh,
   return 0;
 }
 
+/* One dataset of /shapes: rows x width (0: 1-D) values of a kind. */
+enum column_kind { REAL, INT, TEXT };
+struct column {
+  const char *name;
+  enum column_kind kind;
+  size_t rows, width;
+  const void *data;
+  const char *unit, *description;
+};
+
+static herr_t write_column(hid_t g, const struct column *c) {
+  if (c->kind != TEXT)
+    return dem_h5u_write_array(
+        g, c->name, c->kind == INT ? H5T_STD_I64LE : H5T_IEEE_F64LE,
+        c->kind == INT ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, c->rows,
+        c->width, c->data, c->unit, c->description);
+  hid_t t = dem_h5u_string_type();
+  if (t < 0)
+    return -1;
+  herr_t rc = dem_h5u_write_array(g, c->name, t, t, c->rows, c->width, c->data,
+                                  c->unit, c->description);
+  H5Tclose(t);
+  return rc;
+}
+
 herr_t dem_h5w_write_shapes(hid_t file, const struct dem_h5_shape *shapes,
                             size_t n) {
   struct shape_table t = {0};
   size_t total = 0;
   hid_t g;
-  herr_t rc = -1;
+  herr_t rc = 0;
   if (!shapes || n == 0)
     return 0;
   for (size_t k = 0; k < n; k++)
@@ -95,45 +109,37 @@ herr_t dem_h5w_write_shapes(hid_t file, const struct dem_h5_shape *shapes,
     table_free(&t);
     return -1;
   }
-  const hid_t F = H5T_IEEE_F64LE, D = H5T_NATIVE_DOUBLE;
-  const hid_t I = H5T_STD_I64LE, L = H5T_NATIVE_INT64;
-  if (write_strings(g, "name", n, t.name,
-                    "shape name, as in the config's shapes; row k is "
-                    "the shape bodies/shape = k") >= 0 &&
-      write_strings(g, "material", n, t.material, "material name") >= 0 &&
-      dem_h5u_write_array(g, "n_spheres", I, L, n, 0, t.n_spheres, "1",
-                          "number of spheres") >= 0 &&
-      dem_h5u_write_array(g, "mass", F, D, n, 0, t.mass, "kg", "mass") >= 0 &&
-      dem_h5u_write_array(
-          g, "volume", F, D, n, 0, t.volume, "m^3",
-          "volume of the union of the spheres (overlaps once)") >= 0 &&
-      dem_h5u_write_array(
-          g, "inertia", F, D, n, 3, t.inertia, "kg m^2",
-          "principal moments of inertia about the centre of mass, "
-          "ascending") >= 0 &&
-      dem_h5u_write_array(
-          g, "centre_of_mass", F, D, n, 3, t.com, "m",
-          "centre of mass in the shape's input frame (the config's "
-          "sphere centres)") >= 0 &&
-      dem_h5u_write_array(
-          g, "principal_axes", F, D, n, 4, t.axes, "1",
-          "unit quaternion (w, x, y, z) turning the principal frame "
-          "into the input frame") >= 0 &&
-      dem_h5u_write_array(
-          g, "bounding_radius", F, D, n, 0, t.bounding, "m",
-          "radius of the smallest sphere about the centre of mass "
-          "that holds every sphere") >= 0 &&
-      dem_h5u_write_array(
-          g, "first_sphere", I, L, n + 1, 0, t.first, "1",
-          "shape k's spheres are rows first_sphere[k] to "
-          "first_sphere[k+1]-1 of sphere_offset and sphere_radius") >= 0 &&
-      dem_h5u_write_array(
-          g, "sphere_offset", F, D, total, 3, t.offset, "m",
-          "sphere centre in the principal frame: a sphere is at "
-          "bodies/position + bodies/orientation turning it") >= 0 &&
-      dem_h5u_write_array(g, "sphere_radius", F, D, total, 0, t.radius, "m",
-                          "sphere radius") >= 0)
-    rc = 0;
+  const struct column cols[] = {
+      {"name", TEXT, n, 0, t.name, "1",
+       "shape name, as in the config's shapes; row k is the shape "
+       "bodies/shape = k"},
+      {"material", TEXT, n, 0, t.material, "1", "material name"},
+      {"n_spheres", INT, n, 0, t.n_spheres, "1", "number of spheres"},
+      {"mass", REAL, n, 0, t.mass, "kg", "mass"},
+      {"volume", REAL, n, 0, t.volume, "m^3",
+       "volume of the union of the spheres (overlaps once)"},
+      {"inertia", REAL, n, 3, t.inertia, "kg m^2",
+       "principal moments of inertia about the centre of mass, ascending"},
+      {"centre_of_mass", REAL, n, 3, t.com, "m",
+       "centre of mass in the shape's input frame (the config's sphere "
+       "centres)"},
+      {"principal_axes", REAL, n, 4, t.axes, "1",
+       "unit quaternion (w, x, y, z) turning the principal frame into the "
+       "input frame"},
+      {"bounding_radius", REAL, n, 0, t.bounding, "m",
+       "radius of the smallest sphere about the centre of mass that holds "
+       "every sphere"},
+      {"first_sphere", INT, n + 1, 0, t.first, "1",
+       "shape k's spheres are rows first_sphere[k] to first_sphere[k+1]-1 "
+       "of sphere_offset and sphere_radius"},
+      {"sphere_offset", REAL, total, 3, t.offset, "m",
+       "sphere centre in the principal frame: a sphere is at "
+       "bodies/position + bodies/orientation turning it"},
+      {"sphere_radius", REAL, total, 0, t.radius, "m", "sphere radius"},
+  };
+  for (size_t c = 0; c < sizeof cols / sizeof cols[0] && rc == 0; c++)
+    if (write_column(g, &cols[c]) < 0)
+      rc = -1;
   if (H5Gclose(g) < 0)
     rc = -1;
   table_free(&t);

@@ -120,15 +120,9 @@ static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
   }
   const enum dem_rot_fn fn = after ? DEM_ROT_AFTER : DEM_ROT_BEFORE;
   const enum dem_isa isa = dem_isa_best();
-  const size_t n = b->n;
-  const long chunks = (long)((n + DEM_ROT_CHUNK - 1) / DEM_ROT_CHUNK);
-  DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long c = 0; c < chunks; c++) {
-    size_t i0 = (size_t)c * DEM_ROT_CHUNK;
-    size_t i1 = n - i0 < DEM_ROT_CHUNK ? n : i0 + DEM_ROT_CHUNK;
+  DEM_ROT_CHUNKS(b->n, i0, i1, {
     dem_rot_bodies_advance(rot, fn, b, i0, i1, h, normalise, isa);
-      });
+  });
   return DEM_OK;
 }
 

@@ -289,19 +289,13 @@ static void predict_velocities(const struct dem_pipeline *p,
   const double h = lag * sim->dt, dt = rop ? rop->dt_scale * sim->dt : 0.0;
   const int sync = h > 0 && rot && rot->leapfrog && rot->sync;
   const enum dem_isa isa = dem_isa_best();
-  const size_t n = b->n;
-  const long chunks = (long)((n + DEM_ROT_CHUNK - 1) / DEM_ROT_CHUNK);
-  DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long c = 0; c < chunks; c++) {
-    size_t i0 = (size_t)c * DEM_ROT_CHUNK;
-    size_t i1 = n - i0 < DEM_ROT_CHUNK ? n : i0 + DEM_ROT_CHUNK;
+  DEM_ROT_CHUNKS(b->n, i0, i1, {
     for (size_t i = i0; i < i1; i++) {
       v3_copy(b->v_contact[i], b->v[i]);
       v3_axpy(b->v_contact[i], h / b->mass[i], b->force[i]);
     }
     dem_rot_bodies_lab(rot, sync, b, i0, i1, dt, isa);
-      });
+  });
 }
 
 static dem_status run_op(const struct dem_pipeline *p, struct dem_op *op,
@@ -372,18 +366,12 @@ void dem_pipeline_sync(const struct dem_pipeline *p, const struct dem_sim *sim,
   const struct dem_rotation_integrator *rot = rop ? rop->rot : NULL;
   const double dt = rop ? rop->dt_scale * sim->dt : 0.0;
   const enum dem_isa isa = dem_isa_best();
-  const size_t n = b->n;
-  const long chunks = (long)((n + DEM_ROT_CHUNK - 1) / DEM_ROT_CHUNK);
-  DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long c = 0; c < chunks; c++) {
-    size_t i0 = (size_t)c * DEM_ROT_CHUNK;
-    size_t i1 = n - i0 < DEM_ROT_CHUNK ? n : i0 + DEM_ROT_CHUNK;
+  DEM_ROT_CHUNKS(b->n, i0, i1, {
     for (size_t i = i0; i < i1; i++) {
       v3_copy(v[i], b->v[i]);
       if (p->half_step)
         v3_axpy(v[i], 0.5 * sim->dt / b->mass[i], b->force[i]);
     }
     dem_rot_bodies_sync(rot, b, i0, i1, dt, w, isa);
-      });
+  });
 }

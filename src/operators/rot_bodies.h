@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "core/isa.h"
+#include "core/parallel.h"
 #include "integrators/rot_block.h"
 #include "sim/sim.h"
 
@@ -15,6 +16,27 @@ enum dem_rot_fn { DEM_ROT_START, DEM_ROT_BEFORE, DEM_ROT_AFTER };
  * enough of them that a call costs little per body. Where the chunks
  * start does not change a bit of the results. */
 enum { DEM_ROT_CHUNK = 8 * DEM_ROT_LANES };
+
+/* The chunks of n bodies, and chunk c's bodies [*i0, *i1) (the last chunk
+ * shorter). */
+static inline long dem_rot_chunks(size_t n) {
+  return (long)((n + DEM_ROT_CHUNK - 1) / DEM_ROT_CHUNK);
+}
+static inline void dem_rot_chunk(size_t n, long c, size_t *i0, size_t *i1) {
+  *i0 = (size_t)c * DEM_ROT_CHUNK;
+  *i1 = n - *i0 < DEM_ROT_CHUNK ? n : *i0 + DEM_ROT_CHUNK;
+}
+
+/* DEM_ROT_CHUNKS(n, i0, i1, BODY): BODY for each chunk [i0, i1) of the n
+ * bodies (n is read more than once), the chunks on threads when
+ * n > DEM_PARALLEL_MIN: the callers' parallel loop. */
+#define DEM_ROT_CHUNKS(n, i0, i1, ...)                                           \
+  DEM_PARALLEL_IF((n) > DEM_PARALLEL_MIN, omp parallel for schedule(static),   \
+                  for (long c_ = 0; c_ < dem_rot_chunks(n); c_++) {            \
+                    size_t i0, i1;                                             \
+                    dem_rot_chunk((n), c_, &i0, &i1);                          \
+                    __VA_ARGS__                                                \
+                  })
 
 /* Runs `fn` of `rot` (torques from b->torque, step dt) on the bodies
  * [i0, i1) and normalises their q if `normalise`: DEM_ROT_LANES at a time

@@ -99,13 +99,59 @@ static DEM_ALWAYS_INLINE void lanes_reduce(const struct lanes_sum *sum,
   }
 }
 
-/* Sphere i of its own body k = body[i]. */
-static DEM_ALWAYS_INLINE struct lane
-place_own(const struct lanes l, const int *restrict body,
-          const double *restrict bx, const double *restrict bq, size_t i) {
-  const size_t k = (size_t)body[i];
-  return place_lane(l, bx[3 * k], bx[3 * k + 1], bx[3 * k + 2], bq[4 * k],
-                    bq[4 * k + 1], bq[4 * k + 2], bq[4 * k + 3], i);
+/* Where a run's spheres go: each to its own body's pose (the arrays), or
+ * all to the pose of one body, loaded once. */
+struct target {
+  const int *restrict body;
+  const double *restrict bx, *restrict bq;
+  double x, y, z, qw, qx, qy, qz;
+};
+
+static DEM_ALWAYS_INLINE struct target target_of(const struct dem_spheres *s,
+                                                 const struct dem_bodies *b,
+                                                 int own, size_t k) {
+  struct target t = {s->body, &b->x[0][0], &b->q[0][0], 0, 0, 0, 0, 0, 0, 0};
+  if (!own) {
+    t.x = b->x[k][0], t.y = b->x[k][1], t.z = b->x[k][2];
+    t.qw = b->q[k][0], t.qx = b->q[k][1], t.qy = b->q[k][2], t.qz = b->q[k][3];
+  }
+  return t;
+}
+
+/* Sphere i at its own body k = body[i]'s pose (own), or at the one pose
+ * of t. */
+static DEM_ALWAYS_INLINE struct lane place_at(const struct lanes l, int own,
+                                              const struct target t, size_t i) {
+  if (!own)
+    return place_lane(l, t.x, t.y, t.z, t.qw, t.qx, t.qy, t.qz, i);
+  const size_t k = (size_t)t.body[i];
+  return place_lane(l, t.bx[3 * k], t.bx[3 * k + 1], t.bx[3 * k + 2],
+                    t.bq[4 * k], t.bq[4 * k + 1], t.bq[4 * k + 2],
+                    t.bq[4 * k + 3], i);
+}
+
+/* Places the spheres idx[a] if `listed`, else the spheres a, for a in
+ * [a0, a1): each at its own body's pose if `own`, else all at body k's.
+ * The kernels below pass constants for own and listed, so that each of
+ * their lane loops is one of the four, with no test in it. */
+static DEM_ALWAYS_INLINE void
+place_run(struct dem_spheres *s, const struct dem_bodies *b, int own, size_t k,
+          int listed, const int *idx, size_t a0, size_t a1,
+          const struct dem_place_walls *w, double *worst, int *escaped) {
+  const struct lanes l = lanes_of(s, w);
+  const struct target t = target_of(s, b, own, k);
+  struct lanes_sum sum = {{0}, {0}};
+  size_t a = a0;
+  for (; a + LANES <= a1; a += LANES) {
+#pragma omp simd
+    for (int j = 0; j < LANES; j++)
+      lanes_add(&sum, j,
+                place_at(l, own, t,
+                         listed ? (size_t)idx[a + (size_t)j] : a + (size_t)j));
+  }
+  for (; a < a1; a++)
+    lanes_add(&sum, 0, place_at(l, own, t, listed ? (size_t)idx[a] : a));
+  lanes_reduce(&sum, worst, escaped);
 }
 
 static DEM_ALWAYS_INLINE void place_range(struct dem_spheres *s,
@@ -113,19 +159,7 @@ static DEM_ALWAYS_INLINE void place_range(struct dem_spheres *s,
                                           size_t i1,
                                           const struct dem_place_walls *w,
                                           double *worst, int *escaped) {
-  const struct lanes l = lanes_of(s, w);
-  const int *restrict body = s->body;
-  const double *restrict bx = &b->x[0][0], *restrict bq = &b->q[0][0];
-  struct lanes_sum sum = {{0}, {0}};
-  size_t i = i0;
-  for (; i + LANES <= i1; i += LANES) {
-#pragma omp simd
-    for (int j = 0; j < LANES; j++)
-      lanes_add(&sum, j, place_own(l, body, bx, bq, i + (size_t)j));
-  }
-  for (; i < i1; i++)
-    lanes_add(&sum, 0, place_own(l, body, bx, bq, i));
-  lanes_reduce(&sum, worst, escaped);
+  place_run(s, b, 1, 0, 0, NULL, i0, i1, w, worst, escaped);
 }
 
 static DEM_ALWAYS_INLINE void place_list(struct dem_spheres *s,
@@ -133,55 +167,17 @@ static DEM_ALWAYS_INLINE void place_list(struct dem_spheres *s,
                                          const int *idx, size_t n,
                                          const struct dem_place_walls *w,
                                          double *worst, int *escaped) {
-  const struct lanes l = lanes_of(s, w);
-  const int *restrict body = s->body;
-  const double *restrict bx = &b->x[0][0], *restrict bq = &b->q[0][0];
-  struct lanes_sum sum = {{0}, {0}};
-  size_t a = 0;
-  for (; a + LANES <= n; a += LANES) {
-#pragma omp simd
-    for (int j = 0; j < LANES; j++)
-      lanes_add(&sum, j,
-                place_own(l, body, bx, bq, (size_t)idx[a + (size_t)j]));
-  }
-  for (; a < n; a++)
-    lanes_add(&sum, 0, place_own(l, body, bx, bq, (size_t)idx[a]));
-  lanes_reduce(&sum, worst, escaped);
+  place_run(s, b, 1, 0, 1, idx, 0, n, w, worst, escaped);
 }
 
 static DEM_ALWAYS_INLINE void
 place_members(struct dem_spheres *s, const struct dem_bodies *b, size_t k,
               const int *idx, size_t i0, size_t n,
               const struct dem_place_walls *w, double *worst, int *escaped) {
-  const struct lanes l = lanes_of(s, w);
-  const double bx = b->x[k][0], by = b->x[k][1], bz = b->x[k][2];
-  const double qw = b->q[k][0], qx = b->q[k][1], qy = b->q[k][2],
-               qz = b->q[k][3];
-  struct lanes_sum sum = {{0}, {0}};
-  size_t a = 0;
-  if (idx) {
-    for (; a + LANES <= n; a += LANES) {
-#pragma omp simd
-      for (int j = 0; j < LANES; j++)
-        lanes_add(&sum, j,
-                  place_lane(l, bx, by, bz, qw, qx, qy, qz,
-                             (size_t)idx[a + (size_t)j]));
-    }
-    for (; a < n; a++)
-      lanes_add(&sum, 0,
-                place_lane(l, bx, by, bz, qw, qx, qy, qz, (size_t)idx[a]));
-  } else {
-    for (; a + LANES <= n; a += LANES) {
-#pragma omp simd
-      for (int j = 0; j < LANES; j++)
-        lanes_add(
-            &sum, j,
-            place_lane(l, bx, by, bz, qw, qx, qy, qz, i0 + a + (size_t)j));
-    }
-    for (; a < n; a++)
-      lanes_add(&sum, 0, place_lane(l, bx, by, bz, qw, qx, qy, qz, i0 + a));
-  }
-  lanes_reduce(&sum, worst, escaped);
+  if (idx)
+    place_run(s, b, 0, k, 1, idx, 0, n, w, worst, escaped);
+  else
+    place_run(s, b, 0, k, 0, NULL, i0, i0 + n, w, worst, escaped);
 }
 
 DEM_ISA_DISPATCH(dem_place_range,
