@@ -50,11 +50,11 @@ static inline void linear_kernel(const void *params, const struct dem_pair *g,
 enum { LINEAR_FLAGS = DEM_MODEL_VELOCITY | DEM_MODEL_TORQUE };
 
 static void linear_pairs(struct dem_sim *sim, double dt) {
-  dem_contact_pairs_loop(sim, dt, linear_kernel, NULL, LINEAR_FLAGS);
+  dem_contact_pairs_loop(sim, dt, linear_kernel, NULL, NULL, LINEAR_FLAGS);
 }
 
 static void linear_walls(struct dem_sim *sim, double dt) {
-  dem_contact_walls_loop(sim, dt, linear_kernel, NULL, LINEAR_FLAGS);
+  dem_contact_walls_loop(sim, dt, linear_kernel, NULL, NULL, LINEAR_FLAGS);
 }
 
 static double linear_energy(const void *params, const struct dem_pair *g,

@@ -119,32 +119,51 @@ static DEM_ALWAYS_INLINE double dem_mesh_power(const struct dem_sim *sim, int i,
   return power;
 }
 
-/* The geometry of pair contact k; 0 when its spheres do not touch. With
- * `periodic` (a constant of the caller), x_i - x_j is the nearest image
- * and g->shift what was taken off it. */
-static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
-                                            struct dem_pair *g,
-                                            const int periodic) {
+/* The first half of pair contact k's geometry: g->d (with `periodic`, a
+ * constant of the caller, the nearest image, and g->shift what was taken
+ * off it); returns |d|^2. */
+static DEM_ALWAYS_INLINE double dem_pair_apart(const struct dem_sim *sim,
+                                               size_t k, struct dem_pair *g,
+                                               const int periodic) {
   const struct dem_contact_list *c = &sim->pairs;
   const double(*x)[3] = (const double(*)[3])sim->s.x;
   const int i = c->ij[k][0], j = c->ij[k][1];
-  const double rsum = c->rsum[k];
   g->d[0] = x[i][0] - x[j][0];
   g->d[1] = x[i][1] - x[j][1];
   g->d[2] = x[i][2] - x[j][2];
   if (periodic)
     dem_min_image(&sim->walls, g->d, g->shift);
-  const double dist2 =
-      g->d[0] * g->d[0] + g->d[1] * g->d[1] + g->d[2] * g->d[2];
-  if (dist2 >= rsum * rsum)
-    return 0;
+  return g->d[0] * g->d[0] + g->d[1] * g->d[1] + g->d[2] * g->d[2];
+}
+
+/* Whether spheres dist2 = |d|^2 apart with radii summing to rsum touch. */
+static DEM_ALWAYS_INLINE int dem_pair_touches(double dist2, double rsum) {
+  return !(dist2 >= rsum * rsum);
+}
+
+/* The rest of the geometry of touching pair contact k, from dist2. */
+static DEM_ALWAYS_INLINE void dem_pair_close(const struct dem_sim *sim,
+                                             size_t k, struct dem_pair *g,
+                                             double dist2) {
+  const struct dem_contact_list *c = &sim->pairs;
+  const double rsum = c->rsum[k];
   g->dist = sqrt(dist2);
   g->overlap = rsum - g->dist;
-  g->ri = sim->s.radius[i];
-  g->rj = sim->s.radius[j];
+  g->ri = sim->s.radius[c->ij[k][0]];
+  g->rj = sim->s.radius[c->ij[k][1]];
   g->rstar = g->ri * g->rj / rsum;
   g->arm_i = g->ri - 0.5 * g->overlap;
   g->arm_j = g->rj - 0.5 * g->overlap;
+}
+
+/* The geometry of pair contact k; 0 when its spheres do not touch. */
+static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
+                                            struct dem_pair *g,
+                                            const int periodic) {
+  const double dist2 = dem_pair_apart(sim, k, g, periodic);
+  if (!dem_pair_touches(dist2, sim->pairs.rsum[k]))
+    return 0;
+  dem_pair_close(sim, k, g, dist2);
   return 1;
 }
 
@@ -197,29 +216,22 @@ static DEM_ALWAYS_INLINE int dem_wall_touch(const struct dem_sim *sim, size_t k,
   return 1;
 }
 
-/* No force, no torque for contact k of c: its spheres do not touch.
- * Returns whether it has a history to account for and clear (it was
- * touching at the last evaluation: a model with history keeps its first
- * value nonzero while the contact touches). */
-static DEM_ALWAYS_INLINE int dem_contact_open(struct dem_contact_list *c,
-                                              size_t k, unsigned flags) {
-  const size_t w = (size_t)c->state_width;
+/* Contact k of c does not touch (any more): no force, no torque. */
+static DEM_ALWAYS_INLINE void dem_contact_open(struct dem_contact_list *c,
+                                               size_t k, unsigned flags) {
+  c->touched[k] = 0;
   c->force[k][0] = c->force[k][1] = c->force[k][2] = 0.0;
   if (flags & DEM_MODEL_TORQUE)
     memset(c->torque[k], 0, sizeof c->torque[k]);
-  return w && c->state[k * w] != 0.0;
 }
 
 static DEM_ALWAYS_INLINE void
 dem_contact_store(struct dem_contact_list *c, size_t k, unsigned flags,
-                  const struct dem_pair_result *r,
-                  double work[DEM_N_DISSIPATION]) {
+                  const struct dem_pair_result *r) {
+  c->touched[k] = 1;
   v3_copy(c->force[k], r->f);
   if (flags & DEM_MODEL_TORQUE)
     memcpy(c->torque[k], r->t, sizeof r->t);
-  if (flags & DEM_MODEL_DISSIPATIVE)
-    for (int m = 0; m < DEM_N_DISSIPATION; m++)
-      work[m] += r->work[m];
 }
 
 /* This thread's share [*k0, *k1) of n contacts, cut only between owners
@@ -250,88 +262,281 @@ static DEM_ALWAYS_INLINE void dem_owner_work(struct dem_sim *sim, int owner,
   }
 }
 
+/* Contacts go through the slice loop in blocks of this many (at most a
+ * lane kernel's lanes touch). */
+#define DEM_BLOCK DEM_LANES
+
+/* One block of contacts [kb, kb + n) between its passes: which touch,
+ * their geometry, and the work each contact did. */
+struct dem_block {
+  unsigned n_touch, n_open;
+  unsigned touch[DEM_BLOCK], open[DEM_BLOCK]; /* places in the block */
+  double dist2[DEM_BLOCK];                    /* pairs: |d|^2 */
+  struct dem_pair g[DEM_BLOCK];               /* the touching contacts' */
+  double work[DEM_BLOCK][DEM_N_DISSIPATION];
+  double mesh[DEM_BLOCK][2];       /* moving meshes: work back, ahead */
+  unsigned char worked[DEM_BLOCK]; /* enum dem_worked */
+  struct dem_lanes lanes;          /* with a lane kernel */
+};
+enum dem_worked { DEM_WORKED = 1, DEM_WORKED_MESH = 2 };
+
+/* Asks for what contacts [kb, ke) read that is least likely in cache:
+ * the histories of those that touched at the last evaluation (a stream
+ * too sparse for the processor to foresee; an open contact's is not
+ * read) and, for pairs, the partners' positions. */
+static DEM_ALWAYS_INLINE void
+dem_block_prefetch(const struct dem_sim *sim, const struct dem_contact_list *c,
+                   size_t kb, size_t ke, const int walls) {
+  const size_t w = (size_t)c->state_width;
+  for (size_t k = kb; k < ke; k++) {
+    if (w) { /* no branch: an open contact asks again for kb's */
+      const double *h = c->state + (c->touched[k] ? k : kb) * w;
+      for (size_t q = 0; q < w; q += 8) /* a line (or two) apart */
+        __builtin_prefetch(h + q, 1);
+      __builtin_prefetch(h + w - 1, 1);
+    }
+    if (!walls)
+      __builtin_prefetch(sim->s.x[c->ij[k][1]]);
+  }
+}
+
+/* The block's contacts sorted into touching and open, without a branch
+ * on it (in a packing they alternate unpredictably): the touching ones
+ * with the first half of their geometry (pairs) or all of it (walls). */
+static DEM_ALWAYS_INLINE void dem_block_sort(const struct dem_sim *sim,
+                                             const struct dem_contact_list *c,
+                                             struct dem_block *blk, size_t kb,
+                                             size_t ke, const int walls,
+                                             const int periodic) {
+  unsigned nt = 0, no = 0;
+  for (size_t k = kb; k < ke; k++) {
+    struct dem_pair *g = &blk->g[nt];
+    int touch;
+    if (walls) {
+      touch = dem_wall_touch(sim, k, g);
+    } else {
+      const double dist2 = dem_pair_apart(sim, k, g, periodic);
+      blk->dist2[nt] = dist2;
+      touch = dem_pair_touches(dist2, c->rsum[k]);
+    }
+    blk->touch[nt] = blk->open[no] = (unsigned)(k - kb);
+    nt += (unsigned)touch;
+    no += (unsigned)!touch;
+  }
+  blk->n_touch = nt;
+  blk->n_open = no;
+}
+
+/* Contact g (its parameters p, its history h) as lane e. */
+static DEM_ALWAYS_INLINE void dem_lanes_put(struct dem_lanes *l, unsigned e,
+                                            const struct dem_pair *g,
+                                            const void *p, double *h) {
+  for (int k = 0; k < 3; k++) {
+    l->d[k][e] = g->d[k];
+    l->v[k][e] = g->v[k];
+    l->w[k][e] = g->w[k];
+    l->v_move[k][e] = g->v_move[k];
+    l->w_move[k][e] = g->w_move[k];
+  }
+  l->dist[e] = g->dist;
+  l->overlap[e] = g->overlap;
+  l->rstar[e] = g->rstar;
+  l->ri[e] = g->ri;
+  l->rj[e] = g->rj;
+  l->arm_i[e] = g->arm_i;
+  l->arm_j[e] = g->arm_j;
+  l->mi[e] = g->mi;
+  l->mj[e] = g->mj;
+  l->mstar[e] = g->mstar;
+  l->params[e] = p;
+  l->state[e] = h;
+}
+
+/* Lane e's result into contact k of c (force, torques) and its work
+ * into `work`. */
+static DEM_ALWAYS_INLINE void
+dem_lanes_get(const struct dem_lanes *l, unsigned e, struct dem_contact_list *c,
+              size_t k, unsigned flags, double work[DEM_N_DISSIPATION]) {
+  c->touched[k] = 1;
+  for (int a = 0; a < 3; a++)
+    c->force[k][a] = l->f[a][e];
+  if (flags & DEM_MODEL_TORQUE)
+    for (int a = 0; a < 6; a++)
+      c->torque[k][a] = l->t[a][e];
+  if (flags & DEM_MODEL_DISSIPATIVE)
+    for (int m = 0; m < DEM_N_DISSIPATION; m++)
+      work[m] = l->work[m][e];
+}
+
+/* The work of a touching contact's force f and partner torque tj (on the
+ * wall; with DEM_MODEL_TORQUE) through moving mesh wall `wall`: over the
+ * half step back (the step's trapezoid) and the half step ahead of the
+ * evaluation. */
+static DEM_ALWAYS_INLINE void
+dem_mesh_work(const struct dem_sim *sim, int i, int wall,
+              const struct dem_pair *g, const double f[3], const double *tj,
+              unsigned flags, double dt, double out[2], unsigned char *worked) {
+  double mr[3];
+  if (flags & DEM_MODEL_TORQUE)
+    v3_scale(mr, tj, -1.0); /* the wall's arm is 0 */
+  const double *m = (flags & DEM_MODEL_TORQUE) ? mr : NULL;
+  out[0] =
+      0.5 * dt * dem_mesh_power(sim, i, wall, g, f, m, sim->t_eval - 0.5 * dt);
+  out[1] = 0.5 * sim->dt *
+           dem_mesh_power(sim, i, wall, g, f, m, sim->t_eval + 0.5 * sim->dt);
+  *worked |= DEM_WORKED_MESH;
+}
+
 /* This thread's share of the contacts of list c (pairs: walls = 0;
  * sphere-wall: walls = 1), through `kernel`: each owner's contacts by one
- * thread, in key order, so its dissipated work sums alike for any thread
- * count. Called inside a parallel region by the loops below. */
+ * thread, and its work summed in key order, so its dissipated work sums
+ * alike for any thread count. Called inside a parallel region by the
+ * loops below. */
 static DEM_ALWAYS_INLINE void
 dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
                   const int walls, const int periodic, double dt,
-                  dem_pair_kernel kernel,
+                  dem_pair_kernel kernel, dem_lane_kernel lanes,
                   void (*release)(const void *, const struct dem_pair *,
                                   const double *, double *),
                   unsigned flags) {
   const int *material = sim->s.material;
   const size_t w = (size_t)c->state_width;
+  const int dissipative = (flags & DEM_MODEL_DISSIPATIVE) != 0;
   size_t k0, k1;
   double work[DEM_N_DISSIPATION] = {0};
   /* The moving meshes' work on this owner: over the step (trapezoid) and
    * the half step ahead of the evaluation. */
   const int meshes_move = walls && sim->mw && sim->mw->moving;
   double wall_work = 0.0, wall_ahead = 0.0;
+  struct dem_block blk;
   dem_owner_slice((const int(*)[2])c->ij, c->n, &k0, &k1);
-  for (size_t k = k0; k < k1; k++) {
-    const int i = c->ij[k][0], j = c->ij[k][1];
-    struct dem_pair g;
-    if (!(walls ? dem_wall_touch(sim, k, &g)
-                : dem_pair_touch(sim, k, &g, periodic))) {
-      if (dem_contact_open(c, k, flags)) {
-        /* It stopped touching in this step: a dissipative model counts
-         * the work of its forces going to zero; the history goes. */
-        if ((flags & DEM_MODEL_DISSIPATIVE) && release) {
-          double dw[DEM_N_DISSIPATION];
-          g.ri = g.arm_i = sim->s.radius[i];
-          g.rj = g.arm_j = walls ? 0.0 : sim->s.radius[j];
-          g.dist = sqrt(v3_dot(g.d, g.d));
-          g.overlap = 0.0;
-          g.dt = dt;
-          dem_pair_kinematics(sim, i, walls ? -1 : j, &g, periodic);
-          if (walls && j >= DEM_N_WALLS)
-            dem_mesh_kinematics(sim, i, j, &g);
-          release(
-              dem_law_params(&sim->law, material[i],
-                             walls ? dem_wall_material(sim, j) : material[j]),
-              &g, c->state + k * w, dw);
-          for (int m = 0; m < DEM_N_DISSIPATION; m++)
-            work[m] += dw[m];
-        }
-        memset(c->state + k * w, 0, w * sizeof *c->state);
-      }
-    } else {
-      g.dt = dt;
-      if (flags & DEM_MODEL_VELOCITY) {
+  dem_block_prefetch(sim, c, k0, k0 + DEM_BLOCK < k1 ? k0 + DEM_BLOCK : k1,
+                     walls);
+  for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
+    const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
+    dem_block_prefetch(sim, c, ke, ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1,
+                       walls);
+    dem_block_sort(sim, c, &blk, kb, ke, walls, periodic);
+    if (dissipative || meshes_move)
+      memset(blk.worked, 0, ke - kb);
+
+    /* The open contacts: no force (already none, unless it touched at
+     * the last evaluation or the lists were just built); one that stopped
+     * touching in this step (a model with history keeps its first value
+     * nonzero while the contact touches) counts, in a dissipative model,
+     * the work of its forces going to zero, and its history goes. */
+    for (unsigned e = 0; e < blk.n_open; e++) {
+      const size_t k = kb + blk.open[e];
+      if (!c->touched[k])
+        continue;
+      dem_contact_open(c, k, flags);
+      if (!w || c->state[k * w] == 0.0)
+        continue;
+      if (dissipative && release) {
+        const int i = c->ij[k][0], j = c->ij[k][1];
+        struct dem_pair g;
+        if (walls)
+          dem_wall_touch(sim, k, &g);
+        else
+          dem_pair_apart(sim, k, &g, periodic);
+        g.ri = g.arm_i = sim->s.radius[i];
+        g.rj = g.arm_j = walls ? 0.0 : sim->s.radius[j];
+        g.dist = sqrt(v3_dot(g.d, g.d));
+        g.overlap = 0.0;
+        g.dt = dt;
         dem_pair_kinematics(sim, i, walls ? -1 : j, &g, periodic);
         if (walls && j >= DEM_N_WALLS)
           dem_mesh_kinematics(sim, i, j, &g);
+        release(dem_law_params(&sim->law, material[i],
+                               walls ? dem_wall_material(sim, j) : material[j]),
+                &g, c->state + k * w, blk.work[blk.open[e]]);
+        blk.worked[blk.open[e]] = DEM_WORKED;
+      }
+      memset(c->state + k * w, 0, w * sizeof *c->state);
+    }
+
+    /* The touching contacts: their geometry and kinematics, then the
+     * kernel (one contact at a time, or the lane kernel on all). */
+    for (unsigned e = 0; e < blk.n_touch; e++) {
+      const unsigned at = blk.touch[e];
+      const size_t k = kb + at;
+      const int i = c->ij[k][0], j = c->ij[k][1];
+      struct dem_pair *g = &blk.g[e];
+      if (!walls)
+        dem_pair_close(sim, k, g, blk.dist2[e]);
+      g->dt = dt;
+      if (flags & DEM_MODEL_VELOCITY) {
+        dem_pair_kinematics(sim, i, walls ? -1 : j, g, periodic);
+        if (walls && j >= DEM_N_WALLS)
+          dem_mesh_kinematics(sim, i, j, g);
+      }
+      const void *p =
+          dem_law_params(&sim->law, material[i],
+                         walls ? dem_wall_material(sim, j) : material[j]);
+      if (lanes) {
+        dem_lanes_put(&blk.lanes, e, g, p, c->state + k * w);
+        continue;
       }
       struct dem_pair_result r;
-      kernel(dem_law_params(&sim->law, material[i],
-                            walls ? dem_wall_material(sim, j) : material[j]),
-             &g, w ? c->state + k * w : NULL, &r);
-      dem_contact_store(c, k, flags, &r, work);
-      if (meshes_move && j >= DEM_N_WALLS) {
-        double mr[3];
-        if (flags & DEM_MODEL_TORQUE)
-          v3_scale(mr, r.t + 3, -1.0); /* the wall's arm is 0 */
-        const double *m = (flags & DEM_MODEL_TORQUE) ? mr : NULL;
-        const double back =
-            0.5 * dt *
-            dem_mesh_power(sim, i, j, &g, r.f, m, sim->t_eval - 0.5 * dt);
-        const double ahead =
-            0.5 * sim->dt *
-            dem_mesh_power(sim, i, j, &g, r.f, m, sim->t_eval + 0.5 * sim->dt);
-        wall_work += back + ahead;
-        wall_ahead += ahead;
+      kernel(p, g, w ? c->state + k * w : NULL, &r);
+      dem_contact_store(c, k, flags, &r);
+      if (dissipative) {
+        memcpy(blk.work[at], r.work, sizeof r.work);
+        blk.worked[at] = DEM_WORKED;
+      }
+      if (meshes_move && j >= DEM_N_WALLS)
+        dem_mesh_work(sim, i, j, g, r.f,
+                      (flags & DEM_MODEL_TORQUE) ? r.t + 3 : NULL, flags, dt,
+                      blk.mesh[at], &blk.worked[at]);
+    }
+    if (lanes && blk.n_touch) {
+      struct dem_lanes *l = &blk.lanes;
+      const unsigned last = blk.n_touch - 1;
+      unsigned e = blk.n_touch;
+      for (; e % DEM_LANES_VW; e++) { /* whole vectors */
+        double *spare = l->spare[e % DEM_LANES_VW];
+        memcpy(spare, l->state[last], w * sizeof *spare);
+        dem_lanes_put(l, e, &blk.g[last], l->params[last], spare);
+      }
+      l->n = e;
+      l->dt = dt;
+      lanes(l);
+      for (e = 0; e < blk.n_touch; e++) {
+        const unsigned at = blk.touch[e];
+        const size_t k = kb + at;
+        const int i = c->ij[k][0], j = c->ij[k][1];
+        dem_lanes_get(l, e, c, k, flags, blk.work[at]);
+        if (dissipative)
+          blk.worked[at] = DEM_WORKED;
+        if (meshes_move && j >= DEM_N_WALLS)
+          dem_mesh_work(sim, i, j, &blk.g[e], c->force[k],
+                        (flags & DEM_MODEL_TORQUE) ? c->torque[k] + 3 : NULL,
+                        flags, dt, blk.mesh[at], &blk.worked[at]);
       }
     }
-    if (meshes_move && (k + 1 == k1 || c->ij[k + 1][0] != i)) {
-      sim->s.wall_work[i] += wall_work;
-      sim->s.wall_ahead[i] = wall_ahead;
-      wall_work = wall_ahead = 0.0;
+
+    /* Each owner's work, in key order. */
+    if (!dissipative && !meshes_move)
+      continue;
+    for (size_t k = kb; k < ke; k++) {
+      const unsigned at = (unsigned)(k - kb);
+      const int i = c->ij[k][0];
+      const int last = k + 1 == k1 || c->ij[k + 1][0] != i;
+      if (blk.worked[at] & DEM_WORKED)
+        for (int m = 0; m < DEM_N_DISSIPATION; m++)
+          work[m] += blk.work[at][m];
+      if (blk.worked[at] & DEM_WORKED_MESH) {
+        wall_work += blk.mesh[at][0] + blk.mesh[at][1];
+        wall_ahead += blk.mesh[at][1];
+      }
+      if (meshes_move && last) {
+        sim->s.wall_work[i] += wall_work;
+        sim->s.wall_ahead[i] = wall_ahead;
+        wall_work = wall_ahead = 0.0;
+      }
+      if (dissipative && last)
+        dem_owner_work(sim, i, work);
     }
-    if ((flags & DEM_MODEL_DISSIPATIVE) &&
-        (k + 1 == k1 || c->ij[k + 1][0] != i))
-      dem_owner_work(sim, i, work);
   }
 }
 
@@ -340,26 +545,28 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
  * that the parallel region holds the kernel as a constant and inlines
  * it; periodic runs take an instantiation of their own, so that runs
  * without periodic axes pay nothing for them. */
-#define dem_contact_pairs_loop(sim, dt, kernel, release, flags)                \
+#define dem_contact_pairs_loop(sim, dt, kernel, lanes, release, flags)         \
   do {                                                                         \
     if ((sim)->walls.periodic) {                                               \
       DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
                       dem_contact_slice((sim), &(sim)->pairs, 0, 1, (dt),      \
-                                        (kernel), (release), (flags)););       \
+                                        (kernel), (lanes), (release),          \
+                                        (flags)););                            \
     } else {                                                                   \
       DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
                       dem_contact_slice((sim), &(sim)->pairs, 0, 0, (dt),      \
-                                        (kernel), (release), (flags)););       \
+                                        (kernel), (lanes), (release),          \
+                                        (flags)););                            \
     }                                                                          \
   } while (0)
 
 /* Every sphere-wall contact (the box's flat walls), the same way. */
-#define dem_contact_walls_loop(sim, dt, kernel, release, flags)                \
+#define dem_contact_walls_loop(sim, dt, kernel, lanes, release, flags)         \
   do {                                                                         \
-    DEM_PARALLEL_IF((sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4,             \
-                    omp parallel,                                              \
-                    dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0,      \
-                                      (dt), (kernel), (release), (flags)););   \
+    DEM_PARALLEL_IF(                                                           \
+        (sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4, omp parallel,           \
+        dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0, (dt), (kernel),  \
+                          (lanes), (release), (flags)););                      \
   } while (0)
 
 #endif
