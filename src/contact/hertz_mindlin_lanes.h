@@ -60,21 +60,23 @@ static inline void law(struct dem_lanes *in, int l) {
     kt_kn[a] = p->kt_kn;
     sqrt_kt_kn[a] = p->sqrt_kt_kn;
   }
-  const vd dt = vsplat(in->dt), d = vload(in->overlap + l);
-  const vd rstar = vload(in->rstar + l), mstar = vload(in->mstar + l);
-  vd dv[3], n[3], v[3], v_move[3], w[3], w_move[3];
-  w3_load(dv, in->d, l);
-  w3_load(v, in->v, l);
-  w3_load(v_move, in->v_move, l);
-  w3_load(w, in->w, l);
-  w3_load(w_move, in->w_move, l);
-  w3_scale(n, dv, 1.0 / vload(in->dist + l));
+  struct vpair g;
+  if (in->mode == DEM_LANES_PAIRS)
+    dem_lanes_pair(in, l, &g);
+  else if (in->mode == DEM_LANES_WALLS)
+    dem_lanes_wall(in, l, &g);
+  else
+    dem_lanes_load(in, l, &g);
+  const vd dt = vsplat(in->dt), d = g.overlap, rstar = g.rstar;
+  const vd *v = g.v, *v_move = g.v_move, *w = g.w, *w_move = g.w_move;
+  vd n[3];
+  w3_scale(n, g.d, 1.0 / g.dist);
   const vd sqrt_rd = vsqrt(rstar * d);
 
   /* Normal: Hertz and the Tsuji dashpot, never attractive. */
-  const vd kn = 2.0 * estar * sqrt_rd;     /* dF/dd */
-  const vd fe = (2.0 / 3.0) * kn * d;      /* 4/3 E* sqrt(R*) d^1.5 */
-  const vd cn = alpha * vsqrt(mstar * kn); /* alpha sqrt(m* k) */
+  const vd kn = 2.0 * estar * sqrt_rd;       /* dF/dd */
+  const vd fe = (2.0 / 3.0) * kn * d;        /* 4/3 E* sqrt(R*) d^1.5 */
+  const vd cn = alpha * vsqrt(g.mstar * kn); /* alpha sqrt(m* k) */
   vd fd = -cn * w3_dot(v, n);
   fd = vsel(fe + fd < 0, -fe, fd);
   const vd fn = fe + fd;
@@ -110,8 +112,7 @@ static inline void law(struct dem_lanes *in, int l) {
   w3_axpy(ms, -kr * dt, wr_move);
   const vm limit = cap(ms, mu_r * rstar * fn);
   tangential(wr, w, n);
-  const vd inertia = rolling_inertia(vload(in->mi + l), vload(in->ri + l),
-                                     vload(in->mj + l), vload(in->rj + l));
+  const vd inertia = rolling_inertia(g.mi, g.ri, g.mj, g.rj);
   w3_scale(mrd, wr, -DEM_HM_ROLLING_DAMPING_RATIO * 2 * vsqrt(inertia * kr));
   w3_sel(mrd, limit | ~rolls, zero, mrd);
   w3_sel(ms, rolls, ms, zero);
@@ -120,7 +121,7 @@ static inline void law(struct dem_lanes *in, int l) {
   w3_add(mr, ms, mrd);
 
   /* On the owner, and on the partner through the contact point. */
-  const vd arm_i = vload(in->arm_i + l), arm_j = vload(in->arm_j + l);
+  const vd arm_i = g.arm_i, arm_j = g.arm_j;
   vd nxft[3];
   w3_cross(nxft, n, ft);
   for (int k = 0; k < 3; k++) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "contact/model.h"
+#include "sim/sim.h"
 
 /* Vectors passed between static functions change no ABI that matters
  * here (everything is inlined in one file). */
@@ -89,6 +90,10 @@ static inline void w3_add(vd r[3], const vd a[3], const vd b[3]) {
   for (int k = 0; k < 3; k++)
     r[k] = a[k] + b[k];
 }
+static inline void w3_sub(vd r[3], const vd a[3], const vd b[3]) {
+  for (int k = 0; k < 3; k++)
+    r[k] = a[k] - b[k];
+}
 static inline void w3_scale(vd r[3], const vd a[3], vd s) {
   for (int k = 0; k < 3; k++)
     r[k] = a[k] * s;
@@ -113,6 +118,132 @@ static inline void w3_copy(vd r[3], const vd a[3]) {
 static inline void w3_sel(vd r[3], vm m, const vd a[3], const vd b[3]) {
   for (int k = 0; k < 3; k++)
     r[k] = vsel(m, a[k], b[k]);
+}
+
+/* What struct dem_pair holds, for DEM_VW lanes. */
+struct vpair {
+  vd d[3], dist, overlap, rstar, ri, rj, arm_i, arm_j;
+  vd mi, mj, mstar, v[3], w[3], v_move[3], w_move[3];
+};
+
+/* Lanes [l, l + DEM_VW) of `in` as the loop filled them (DEM_LANES_GIVEN). */
+static inline void dem_lanes_load(const struct dem_lanes *in, int l,
+                                  struct vpair *g) {
+  w3_load(g->d, in->d, l);
+  g->dist = vload(in->dist + l);
+  g->overlap = vload(in->overlap + l);
+  g->rstar = vload(in->rstar + l);
+  g->ri = vload(in->ri + l);
+  g->rj = vload(in->rj + l);
+  g->arm_i = vload(in->arm_i + l);
+  g->arm_j = vload(in->arm_j + l);
+  g->mi = vload(in->mi + l);
+  g->mj = vload(in->mj + l);
+  g->mstar = vload(in->mstar + l);
+  w3_load(g->v, in->v, l);
+  w3_load(g->w, in->w, l);
+  w3_load(g->v_move, in->v_move, l);
+  w3_load(g->w_move, in->w_move, l);
+}
+
+/* Component k of a[idx[l + a]], the bodies of lanes [l, l + DEM_VW). */
+static inline vd vbody(const double *a, int width, const int *idx, int l,
+                       int k) {
+  vd r;
+  for (int n = 0; n < DEM_VW; n++)
+    r[n] = a[idx[l + n] * width + k];
+  return r;
+}
+static inline void w3_body(vd r[3], const double (*a)[3], const int *idx,
+                           int l) {
+  for (int k = 0; k < 3; k++)
+    r[k] = vbody(a[0], 3, idx, l, k);
+}
+
+/* The velocity of the material at p of bodies at xb moving at v, w. */
+static inline void vpoint_velocity(vd out[3], const vd p[3], const vd xb[3],
+                                   const vd v[3], const vd w[3]) {
+  vd arm[3], wxr[3];
+  w3_sub(arm, p, xb);
+  w3_cross(wxr, w, arm);
+  w3_add(out, v, wxr);
+}
+
+/* Flat walls' lanes [l, l + DEM_VW): the rest of the geometry
+ * (dem_wall_touch) and the kinematics (dem_pair_kinematics against a wall
+ * at rest) that contact/loop.h gives one contact at a time, the same
+ * operations. */
+static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
+                                  struct vpair *g) {
+  const struct dem_bodies *b = in->bodies;
+  const vd zero = vsplat(0.0);
+  w3_load(g->d, in->d, l);
+  g->dist = vload(in->dist + l);
+  g->overlap = vload(in->overlap + l);
+  g->ri = g->rstar = vload(in->ri + l);
+  g->rj = g->arm_j = zero;
+  g->arm_i = vload(in->arm_i + l);
+
+  vd p[3], xb[3], v[3];
+  w3_load(p, in->x, l);
+  w3_axpy(p, -g->arm_i / g->dist, g->d);
+  w3_body(xb, b->x, in->bi, l);
+  w3_body(v, b->v_contact, in->bi, l);
+  w3_body(g->w, b->w_contact, in->bi, l);
+  vpoint_velocity(g->v, p, xb, v, g->w);
+  w3_body(v, b->v, in->bi, l);
+  w3_body(g->w_move, b->w_move, in->bi, l);
+  vpoint_velocity(g->v_move, p, xb, v, g->w_move);
+  g->mstar = g->mi = vbody(b->mass, 1, in->bi, l, 0);
+  g->mj = zero;
+}
+
+/* Sphere-sphere pairs' lanes [l, l + DEM_VW): the geometry and kinematics
+ * that dem_pair_close and dem_pair_kinematics (contact/loop.h) give one
+ * contact at a time, the same operations. */
+static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
+                                  struct vpair *g) {
+  const struct dem_bodies *b = in->bodies;
+  const vd rsum = vload(in->rsum + l);
+  w3_load(g->d, in->d, l);
+  g->dist = vsqrt(vload(in->dist + l));
+  g->overlap = rsum - g->dist;
+  g->ri = vload(in->ri + l);
+  g->rj = vload(in->rj + l);
+  g->rstar = g->ri * g->rj / rsum;
+  g->arm_i = g->ri - 0.5 * g->overlap;
+  g->arm_j = g->rj - 0.5 * g->overlap;
+
+  vd p[3], xb[3], v[3], wc_i[3], wm_i[3], wc_j[3], wm_j[3];
+  vd vi[3], mi[3], vj[3], mj[3];
+  w3_load(p, in->x, l);
+  w3_axpy(p, -g->arm_i / g->dist, g->d);
+  w3_body(xb, b->x, in->bi, l);
+  w3_body(v, b->v_contact, in->bi, l);
+  w3_body(wc_i, b->w_contact, in->bi, l);
+  vpoint_velocity(vi, p, xb, v, wc_i);
+  w3_body(v, b->v, in->bi, l);
+  w3_body(wm_i, b->w_move, in->bi, l);
+  vpoint_velocity(mi, p, xb, v, wm_i);
+  g->mi = vbody(b->mass, 1, in->bi, l, 0);
+  if (in->periodic) { /* the point in the partner's image */
+    vd shift[3];
+    w3_load(shift, in->shift, l);
+    w3_sub(p, p, shift);
+  }
+  w3_body(xb, b->x, in->bj, l);
+  w3_body(v, b->v_contact, in->bj, l);
+  w3_body(wc_j, b->w_contact, in->bj, l);
+  vpoint_velocity(vj, p, xb, v, wc_j);
+  w3_body(v, b->v, in->bj, l);
+  w3_body(wm_j, b->w_move, in->bj, l);
+  vpoint_velocity(mj, p, xb, v, wm_j);
+  w3_sub(g->v, vi, vj);
+  w3_sub(g->v_move, mi, mj);
+  w3_sub(g->w, wc_i, wc_j);
+  w3_sub(g->w_move, wm_i, wm_j);
+  g->mj = vbody(b->mass, 1, in->bj, l, 0);
+  g->mstar = g->mi * g->mj / (g->mi + g->mj);
 }
 
 #endif

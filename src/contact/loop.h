@@ -234,16 +234,15 @@ dem_contact_store(struct dem_contact_list *c, size_t k, unsigned flags,
     memcpy(c->torque[k], r->t, sizeof r->t);
 }
 
-/* This thread's share [*k0, *k1) of n contacts, cut only between owners
- * (ij[k][0]), so that each owner's contacts are one thread's, in order. */
-static DEM_ALWAYS_INLINE void dem_owner_slice(const int (*ij)[2], size_t n,
-                                              size_t *k0, size_t *k1) {
-#ifdef _OPENMP
-  size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
-#else
-  size_t t = 0, nt = 1;
-#endif
-  size_t a = n * t / nt, b = n * (t + 1) / nt;
+/* Contacts a thread takes at a time. */
+#define DEM_CHUNK 512
+
+/* Chunk j [*k0, *k1) of n contacts, cut only between owners (ij[k][0]), so
+ * that each owner's contacts are one chunk's, in order. */
+static DEM_ALWAYS_INLINE void dem_owner_chunk(const int (*ij)[2], size_t n,
+                                              size_t j, size_t *k0,
+                                              size_t *k1) {
+  size_t a = j * DEM_CHUNK, b = a + DEM_CHUNK < n ? a + DEM_CHUNK : n;
   while (a > 0 && a < n && ij[a][0] == ij[a - 1][0])
     a++;
   while (b > 0 && b < n && ij[b][0] == ij[b - 1][0])
@@ -291,9 +290,11 @@ dem_block_prefetch(const struct dem_sim *sim, const struct dem_contact_list *c,
   for (size_t k = kb; k < ke; k++) {
     if (w) { /* no branch: an open contact asks again for kb's */
       const double *h = c->state + (c->touched[k] ? k : kb) * w;
-      for (size_t q = 0; q < w; q += 8) /* a line (or two) apart */
-        __builtin_prefetch(h + q, 1);
+      __builtin_prefetch(h, 1); /* its first, next and last lines */
+      __builtin_prefetch(h + 8, 1);
       __builtin_prefetch(h + w - 1, 1);
+      for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
+        __builtin_prefetch(h + q, 1);
     }
     if (!walls)
       __builtin_prefetch(sim->s.x[c->ij[k][1]]);
@@ -352,6 +353,51 @@ static DEM_ALWAYS_INLINE void dem_lanes_put(struct dem_lanes *l, unsigned e,
   l->state[e] = h;
 }
 
+/* Pair contact k (its d, and with `periodic` its shift, in g; |d|^2; its
+ * history h) as lane e, for the kernel to complete. */
+static DEM_ALWAYS_INLINE void
+dem_lanes_put_pair(struct dem_lanes *l, unsigned e, const struct dem_sim *sim,
+                   size_t k, const struct dem_pair *g, double dist2, double *h,
+                   const int periodic) {
+  const struct dem_spheres *s = &sim->s;
+  const int i = sim->pairs.ij[k][0], j = sim->pairs.ij[k][1];
+  for (int a = 0; a < 3; a++) {
+    l->d[a][e] = g->d[a];
+    if (periodic)
+      l->shift[a][e] = g->shift[a];
+    l->x[a][e] = s->x[i][a];
+  }
+  l->dist[e] = dist2;
+  l->rsum[e] = sim->pairs.rsum[k];
+  l->ri[e] = s->radius[i];
+  l->rj[e] = s->radius[j];
+  l->bi[e] = s->body[i];
+  l->bj[e] = s->body[j];
+  l->params[e] = dem_law_params(&sim->law, s->material[i], s->material[j]);
+  l->state[e] = h;
+}
+
+/* Wall contact k (its geometry in g, its history h) as lane e, for the
+ * kernel to complete (DEM_LANES_WALLS: a flat wall). */
+static DEM_ALWAYS_INLINE void
+dem_lanes_put_wall(struct dem_lanes *l, unsigned e, const struct dem_sim *sim,
+                   size_t k, const struct dem_pair *g, double *h) {
+  const struct dem_spheres *s = &sim->s;
+  const int i = sim->wall_contacts.ij[k][0], j = sim->wall_contacts.ij[k][1];
+  for (int a = 0; a < 3; a++) {
+    l->d[a][e] = g->d[a];
+    l->x[a][e] = s->x[i][a];
+  }
+  l->dist[e] = g->dist;
+  l->overlap[e] = g->overlap;
+  l->ri[e] = g->ri;
+  l->arm_i[e] = g->arm_i;
+  l->bi[e] = s->body[i];
+  l->params[e] =
+      dem_law_params(&sim->law, s->material[i], dem_wall_material(sim, j));
+  l->state[e] = h;
+}
+
 /* Lane e's result into contact k of c (force, torques) and its work
  * into `work`. */
 static DEM_ALWAYS_INLINE void
@@ -387,14 +433,12 @@ dem_mesh_work(const struct dem_sim *sim, int i, int wall,
   *worked |= DEM_WORKED_MESH;
 }
 
-/* This thread's share of the contacts of list c (pairs: walls = 0;
- * sphere-wall: walls = 1), through `kernel`: each owner's contacts by one
- * thread, and its work summed in key order, so its dissipated work sums
- * alike for any thread count. Called inside a parallel region by the
- * loops below. */
+/* Contacts [k0, k1) of list c (pairs: walls = 0; sphere-wall: walls = 1),
+ * whole owners, through `kernel` (or `lanes`): each owner's work summed in
+ * key order, so its dissipated work sums alike whoever does it. */
 static DEM_ALWAYS_INLINE void
-dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
-                  const int walls, const int periodic, double dt,
+dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
+                  size_t k1, const int walls, const int periodic, double dt,
                   dem_pair_kernel kernel, dem_lane_kernel lanes,
                   void (*release)(const void *, const struct dem_pair *,
                                   const double *, double *),
@@ -402,14 +446,12 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
   const int *material = sim->s.material;
   const size_t w = (size_t)c->state_width;
   const int dissipative = (flags & DEM_MODEL_DISSIPATIVE) != 0;
-  size_t k0, k1;
   double work[DEM_N_DISSIPATION] = {0};
   /* The moving meshes' work on this owner: over the step (trapezoid) and
    * the half step ahead of the evaluation. */
   const int meshes_move = walls && sim->mw && sim->mw->moving;
   double wall_work = 0.0, wall_ahead = 0.0;
   struct dem_block blk;
-  dem_owner_slice((const int(*)[2])c->ij, c->n, &k0, &k1);
   dem_block_prefetch(sim, c, k0, k0 + DEM_BLOCK < k1 ? k0 + DEM_BLOCK : k1,
                      walls);
   for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
@@ -462,6 +504,15 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
       const size_t k = kb + at;
       const int i = c->ij[k][0], j = c->ij[k][1];
       struct dem_pair *g = &blk.g[e];
+      if (lanes && !walls) { /* the kernel does the rest */
+        dem_lanes_put_pair(&blk.lanes, e, sim, k, g, blk.dist2[e],
+                           c->state + k * w, periodic);
+        continue;
+      }
+      if (lanes && !sim->mw) { /* flat walls: the same */
+        dem_lanes_put_wall(&blk.lanes, e, sim, k, g, c->state + k * w);
+        continue;
+      }
       if (!walls)
         dem_pair_close(sim, k, g, blk.dist2[e]);
       g->dt = dt;
@@ -496,10 +547,22 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
       for (; e % DEM_LANES_VW; e++) { /* whole vectors */
         double *spare = l->spare[e % DEM_LANES_VW];
         memcpy(spare, l->state[last], w * sizeof *spare);
-        dem_lanes_put(l, e, &blk.g[last], l->params[last], spare);
+        if (!walls)
+          dem_lanes_put_pair(l, e, sim, kb + blk.touch[last], &blk.g[last],
+                             blk.dist2[last], spare, periodic);
+        else if (!sim->mw)
+          dem_lanes_put_wall(l, e, sim, kb + blk.touch[last], &blk.g[last],
+                             spare);
+        else
+          dem_lanes_put(l, e, &blk.g[last], l->params[last], spare);
       }
       l->n = e;
       l->dt = dt;
+      l->mode = !walls     ? DEM_LANES_PAIRS
+                : !sim->mw ? DEM_LANES_WALLS
+                           : DEM_LANES_GIVEN;
+      l->periodic = periodic;
+      l->bodies = &sim->b;
       lanes(l);
       for (e = 0; e < blk.n_touch; e++) {
         const unsigned at = blk.touch[e];
@@ -537,6 +600,26 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
       if (dissipative && last)
         dem_owner_work(sim, i, work);
     }
+  }
+}
+
+/* The contacts of list c, chunk by chunk (inside a parallel region: to
+ * whichever thread is free, so that threads slowed by other work, or
+ * given more touching contacts, hold no one up; the results do not
+ * depend on who does which). */
+static DEM_ALWAYS_INLINE void
+dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
+                  const int walls, const int periodic, double dt,
+                  dem_pair_kernel kernel, dem_lane_kernel lanes,
+                  void (*release)(const void *, const struct dem_pair *,
+                                  const double *, double *),
+                  unsigned flags) {
+  const long chunks = (long)((c->n + DEM_CHUNK - 1) / DEM_CHUNK);
+  _Pragma("omp for schedule(dynamic, 1)") for (long j = 0; j < chunks; j++) {
+    size_t k0, k1;
+    dem_owner_chunk((const int(*)[2])c->ij, c->n, (size_t)j, &k0, &k1);
+    dem_contact_range(sim, c, k0, k1, walls, periodic, dt, kernel, lanes,
+                      release, flags);
   }
 }
 
