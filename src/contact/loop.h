@@ -251,14 +251,38 @@ static DEM_ALWAYS_INLINE void dem_owner_chunk(const int (*ij)[2], size_t n,
   *k1 = b;
 }
 
-/* Adds an owner's work over this step to what it has dissipated. */
-static DEM_ALWAYS_INLINE void dem_owner_work(struct dem_sim *sim, int owner,
-                                             double work[DEM_N_DISSIPATION]) {
-  double *d = sim->s.dissipated + (size_t)owner * DEM_N_DISSIPATION;
+/* The work of the contacts of one owner so far (owner -1: none yet). */
+struct dem_owner_sum {
+  int owner;
+  double work[DEM_N_DISSIPATION];
+};
+
+/* Adds the owner's sum to what it has dissipated, and starts anew. */
+static DEM_ALWAYS_INLINE void dem_owner_flush(struct dem_sim *sim,
+                                              struct dem_owner_sum *o) {
+  if (o->owner < 0)
+    return;
+  double *d = sim->s.dissipated + (size_t)o->owner * DEM_N_DISSIPATION;
   for (int m = 0; m < DEM_N_DISSIPATION; m++) {
-    d[m] += work[m];
-    work[m] = 0.0;
+    d[m] += o->work[m];
+    o->work[m] = 0.0;
   }
+  o->owner = -1;
+}
+
+/* A contact's work, the contacts taken in key order: an owner's sum is
+ * added when the next owner's first work comes. (Owners whose contacts
+ * did no work are not visited: they would add +0, which changes nothing,
+ * the sums never being -0.) */
+static DEM_ALWAYS_INLINE void dem_owner_add(struct dem_sim *sim,
+                                            struct dem_owner_sum *o, int owner,
+                                            const double w[DEM_N_DISSIPATION]) {
+  if (owner != o->owner) {
+    dem_owner_flush(sim, o);
+    o->owner = owner;
+  }
+  for (int m = 0; m < DEM_N_DISSIPATION; m++)
+    o->work[m] += w[m];
 }
 
 /* Contacts go through the slice loop in blocks of this many (at most a
@@ -446,7 +470,7 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   const int *material = sim->s.material;
   const size_t w = (size_t)c->state_width;
   const int dissipative = (flags & DEM_MODEL_DISSIPATIVE) != 0;
-  double work[DEM_N_DISSIPATION] = {0};
+  struct dem_owner_sum sum = {-1, {0}};
   /* The moving meshes' work on this owner: over the step (trapezoid) and
    * the half step ahead of the evaluation. */
   const int meshes_move = walls && sim->mw && sim->mw->moving;
@@ -467,6 +491,7 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
      * touching in this step (a model with history keeps its first value
      * nonzero while the contact touches) counts, in a dissipative model,
      * the work of its forces going to zero, and its history goes. */
+    int released = 0;
     for (unsigned e = 0; e < blk.n_open; e++) {
       const size_t k = kb + blk.open[e];
       if (!c->touched[k])
@@ -493,12 +518,17 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
                                walls ? dem_wall_material(sim, j) : material[j]),
                 &g, c->state + k * w, blk.work[blk.open[e]]);
         blk.worked[blk.open[e]] = DEM_WORKED;
+        released = 1;
       }
       memset(c->state + k * w, 0, w * sizeof *c->state);
     }
 
     /* The touching contacts: their geometry and kinematics, then the
-     * kernel (one contact at a time, or the lane kernel on all). */
+     * kernel (one contact at a time, or the lane kernel on all). Their
+     * work goes straight to the owners' sums, in key order, unless open
+     * contacts of the block did some too, or meshes move: then it waits
+     * for the pass over the whole block below. */
+    const int direct = dissipative && !released && !meshes_move;
     for (unsigned e = 0; e < blk.n_touch; e++) {
       const unsigned at = blk.touch[e];
       const size_t k = kb + at;
@@ -531,7 +561,9 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
       struct dem_pair_result r;
       kernel(p, g, w ? c->state + k * w : NULL, &r);
       dem_contact_store(c, k, flags, &r);
-      if (dissipative) {
+      if (direct) {
+        dem_owner_add(sim, &sum, i, r.work);
+      } else if (dissipative) {
         memcpy(blk.work[at], r.work, sizeof r.work);
         blk.worked[at] = DEM_WORKED;
       }
@@ -569,7 +601,9 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
         const size_t k = kb + at;
         const int i = c->ij[k][0], j = c->ij[k][1];
         dem_lanes_get(l, e, c, k, flags, blk.work[at]);
-        if (dissipative)
+        if (direct)
+          dem_owner_add(sim, &sum, i, blk.work[at]);
+        else if (dissipative)
           blk.worked[at] = DEM_WORKED;
         if (meshes_move && j >= DEM_N_WALLS)
           dem_mesh_work(sim, i, j, &blk.g[e], c->force[k],
@@ -578,29 +612,29 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
       }
     }
 
-    /* Each owner's work, in key order. */
-    if (!dissipative && !meshes_move)
+    /* The block's work in key order, when it could not go straight; the
+     * moving meshes' work on each owner (every owner's wall_ahead set). */
+    if (!meshes_move && !(dissipative && !direct))
       continue;
     for (size_t k = kb; k < ke; k++) {
       const unsigned at = (unsigned)(k - kb);
       const int i = c->ij[k][0];
-      const int last = k + 1 == k1 || c->ij[k + 1][0] != i;
       if (blk.worked[at] & DEM_WORKED)
-        for (int m = 0; m < DEM_N_DISSIPATION; m++)
-          work[m] += blk.work[at][m];
+        dem_owner_add(sim, &sum, i, blk.work[at]);
+      if (!meshes_move)
+        continue;
       if (blk.worked[at] & DEM_WORKED_MESH) {
         wall_work += blk.mesh[at][0] + blk.mesh[at][1];
         wall_ahead += blk.mesh[at][1];
       }
-      if (meshes_move && last) {
+      if (k + 1 == k1 || c->ij[k + 1][0] != i) {
         sim->s.wall_work[i] += wall_work;
         sim->s.wall_ahead[i] = wall_ahead;
         wall_work = wall_ahead = 0.0;
       }
-      if (dissipative && last)
-        dem_owner_work(sim, i, work);
     }
   }
+  dem_owner_flush(sim, &sum);
 }
 
 /* The contacts of list c, chunk by chunk (inside a parallel region: to
