@@ -6,12 +6,9 @@
 
 #include "contact/loop.h"
 
-/* Each active sphere sums its contacts' forces: the pairs in ascending
- * partner id, then its wall contacts. Its list holds first the pairs
- * its partners own (codes ~c, partners of lower id: -f), then those it
- * owns (codes c, in its own range of the pairs, in order: +f): two loops
- * rather than a branch on each code (they alternate unpredictably from
- * sphere to sphere). */
+/* Each active sphere sums its contacts' forces: the pairs through its
+ * list's codes (c: owned, +f; ~c: its partner's, -f), in ascending
+ * partner id, then its wall contacts. */
 static void gather(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_neighbors *nb = &sim->nb;
@@ -22,18 +19,18 @@ static void gather(struct dem_sim *sim) {
       n > DEM_PARALLEL_MIN / 4, omp parallel for schedule(static),
       for (long a = 0; a < n; a++) {
     const int i = nb->active[a];
-    const size_t owned = c->start[i + 1] - c->start[i];
     double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-    for (size_t k = nb->start[i]; k < nb->start[i + 1] - owned; k++) {
-      const int theirs = ~nb->list[k];
-      v3_sub(f, f, c->force[theirs]);
-      if (torques)
-        v3_add(t, t, c->torque[theirs] + 3);
-    }
-    for (size_t k = c->start[i]; k < c->start[i + 1]; k++) {
-      v3_add(f, f, c->force[k]);
-      if (torques)
-        v3_add(t, t, c->torque[k]);
+    for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
+      const int code = nb->list[k];
+      if (code >= 0) {
+        v3_add(f, f, c->force[code]);
+        if (torques)
+          v3_add(t, t, c->torque[code]);
+      } else {
+        v3_sub(f, f, c->force[~code]);
+        if (torques)
+          v3_add(t, t, c->torque[~code] + 3);
+      }
     }
     for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++) {
       v3_add(f, f, wc->force[k]);
