@@ -306,22 +306,20 @@ enum dem_worked { DEM_WORKED = 1, DEM_WORKED_MESH = 2 };
 /* Asks for what contacts [kb, ke) read that is least likely in cache:
  * the histories of those that touched at the last evaluation (a stream
  * too sparse for the processor to foresee; an open contact's is not
- * read) and, for pairs, the partners' positions. */
+ * read). */
 static DEM_ALWAYS_INLINE void
-dem_block_prefetch(const struct dem_sim *sim, const struct dem_contact_list *c,
-                   size_t kb, size_t ke, const int walls) {
+dem_block_prefetch(const struct dem_contact_list *c, size_t kb, size_t ke) {
   const size_t w = (size_t)c->state_width;
+  if (!w)
+    return;
   for (size_t k = kb; k < ke; k++) {
-    if (w) { /* no branch: an open contact asks again for kb's */
-      const double *h = c->state + (c->touched[k] ? k : kb) * w;
-      __builtin_prefetch(h, 1); /* its first, next and last lines */
-      __builtin_prefetch(h + 8, 1);
-      __builtin_prefetch(h + w - 1, 1);
-      for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
-        __builtin_prefetch(h + q, 1);
-    }
-    if (!walls)
-      __builtin_prefetch(sim->s.x[c->ij[k][1]]);
+    /* no branch: an open contact asks again for kb's */
+    const double *h = c->state + (c->touched[k] ? k : kb) * w;
+    __builtin_prefetch(h, 1); /* its first, next and last lines */
+    __builtin_prefetch(h + 8, 1);
+    __builtin_prefetch(h + w - 1, 1);
+    for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
+      __builtin_prefetch(h + q, 1);
   }
 }
 
@@ -476,12 +474,10 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   const int meshes_move = walls && sim->mw && sim->mw->moving;
   double wall_work = 0.0, wall_ahead = 0.0;
   struct dem_block blk;
-  dem_block_prefetch(sim, c, k0, k0 + DEM_BLOCK < k1 ? k0 + DEM_BLOCK : k1,
-                     walls);
+  dem_block_prefetch(c, k0, k0 + DEM_BLOCK < k1 ? k0 + DEM_BLOCK : k1);
   for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
     const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
-    dem_block_prefetch(sim, c, ke, ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1,
-                       walls);
+    dem_block_prefetch(c, ke, ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1);
     dem_block_sort(sim, c, &blk, kb, ke, walls, periodic);
     if (dissipative || meshes_move)
       memset(blk.worked, 0, ke - kb);
