@@ -14,6 +14,7 @@
 
 /* A contact should last at least this many time steps. */
 #define STEPS_PER_CONTACT 20
+
 static dem_status mix(const struct dem_material *a,
                       const struct dem_material *b,
                       const struct dem_pair_props *pair, void *params) {

@@ -285,7 +285,7 @@ static DEM_ALWAYS_INLINE void dem_owner_add(struct dem_sim *sim,
     o->work[m] += w[m];
 }
 
-/* Contacts go through the slice loop in blocks of this many (at most a
+/* Contacts go through the loop in blocks of this many (at most a
  * lane kernel's lanes touch). */
 #define DEM_BLOCK DEM_LANES
 
