@@ -50,11 +50,11 @@ static inline void linear_kernel(const void *params, const struct dem_pair *g,
 enum { LINEAR_FLAGS = DEM_MODEL_VELOCITY | DEM_MODEL_TORQUE };
 
 static void linear_pairs(struct dem_sim *sim, double dt) {
-  dem_contact_pairs_loop(sim, dt, linear_kernel, NULL, LINEAR_FLAGS);
+  dem_contact_pairs_loop(sim, dt, linear_kernel, NULL, NULL, LINEAR_FLAGS);
 }
 
 static void linear_walls(struct dem_sim *sim, double dt) {
-  dem_contact_walls_loop(sim, dt, linear_kernel, NULL, LINEAR_FLAGS);
+  dem_contact_walls_loop(sim, dt, linear_kernel, NULL, NULL, LINEAR_FLAGS);
 }
 
 static double linear_energy(const void *params, const struct dem_pair *g,
@@ -282,12 +282,90 @@ START_TEST(histories_survive_rebuilds_and_sorts) {
 }
 END_TEST
 
+/* ---- the loops' accounting of dissipated work ------------------------ */
+
+/* The linear spring again, reporting a work of 1 (damping) at every
+ * evaluation and 1 (friction) when its spheres part, and counting both
+ * itself: what the loops add to the spheres' dissipated work must be
+ * exactly those counts, whatever the blocks, threads and rebuilds. */
+static long ledger_kernels, ledger_releases;
+
+static inline void ledger_kernel(const void *params, const struct dem_pair *g,
+                                 double *state, struct dem_pair_result *r) {
+  linear_kernel(params, g, state, r);
+  r->work[DEM_DISSIPATION_DAMPING] = 1.0;
+  r->work[DEM_DISSIPATION_FRICTION] = r->work[DEM_DISSIPATION_ROLLING] = 0.0;
+#pragma omp atomic
+  ledger_kernels++;
+}
+
+static void ledger_release(const void *params, const struct dem_pair *g,
+                           const double *state,
+                           double work[DEM_N_DISSIPATION]) {
+  work[DEM_DISSIPATION_FRICTION] = 1.0;
+  work[DEM_DISSIPATION_DAMPING] = work[DEM_DISSIPATION_ROLLING] = 0.0;
+#pragma omp atomic
+  ledger_releases++;
+}
+
+enum { LEDGER_FLAGS = LINEAR_FLAGS | DEM_MODEL_DISSIPATIVE };
+
+static void ledger_pairs(struct dem_sim *sim, double dt) {
+  dem_contact_pairs_loop(sim, dt, ledger_kernel, NULL, ledger_release,
+                         LEDGER_FLAGS);
+}
+
+static void ledger_walls(struct dem_sim *sim, double dt) {
+  dem_contact_walls_loop(sim, dt, ledger_kernel, NULL, ledger_release,
+                         LEDGER_FLAGS);
+}
+
+START_TEST(every_evaluation_and_parting_is_accounted_once) {
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  struct dem_contact_model ledger = linear_model;
+  ledger.name = "ledger";
+  ledger.flags = LEDGER_FLAGS;
+  ledger.pairs = ledger_pairs;
+  ledger.walls = ledger_walls;
+  ledger.release = ledger_release;
+  struct fixture f;
+  memset(&f, 0, sizeof f);
+  dem_status st = dem_config_load_string("test.yaml", rods_yaml, &f.cfg);
+  if (!st)
+    st = dem_setup(f.cfg, &f.sim, &f.out);
+  if (!st)
+    st = dem_contact_law_init(&f.sim, &ledger, NULL);
+  if (!st)
+    st = dem_setup_pipeline(f.cfg, &f.sim, &f.pipeline);
+  if (!st)
+    st = dem_neighbors_build(&f.sim);
+  ledger_kernels = ledger_releases = 0;
+  if (!st)
+    st = dem_pipeline_initial_forces(f.pipeline, &f.sim);
+  ck_assert_msg(st == DEM_OK, "setup failed: %s", dem_last_error());
+  dem_pipeline_start(f.pipeline, &f.sim);
+  fixture_steps(&f, 2000);
+  double sum[DEM_N_DISSIPATION];
+  dem_contact_dissipated(&f.sim, sum);
+  ck_assert_msg(ledger_releases > 200 && ledger_kernels > 10000,
+                "%ld partings, %ld evaluations: a weak test", ledger_releases,
+                ledger_kernels);
+  ck_assert_double_eq(sum[DEM_DISSIPATION_DAMPING], (double)ledger_kernels);
+  ck_assert_double_eq(sum[DEM_DISSIPATION_FRICTION], (double)ledger_releases);
+  ck_assert_double_eq(sum[DEM_DISSIPATION_ROLLING], 0.0);
+  fixture_end(&f);
+  omp_set_num_threads(saved);
+}
+END_TEST
+
 static Suite *contacts_suite(void) {
   Suite *s = suite_create("contacts");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, a_model_from_test_code_runs);
   tcase_add_test(tc, histories_survive_rebuilds_and_sorts);
+  tcase_add_test(tc, every_evaluation_and_parting_is_accounted_once);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -34,11 +34,11 @@ static inline void kernel(const void *params, const struct dem_pair *g,
 }
 
 static void pairs(struct dem_sim *sim, double dt) {
-  dem_contact_pairs_loop(sim, dt, kernel, NULL, 0);
+  dem_contact_pairs_loop(sim, dt, kernel, NULL, NULL, 0);
 }
 
 static void walls(struct dem_sim *sim, double dt) {
-  dem_contact_walls_loop(sim, dt, kernel, NULL, 0);
+  dem_contact_walls_loop(sim, dt, kernel, NULL, NULL, 0);
 }
 
 static double energy(const void *params, const struct dem_pair *g,

@@ -121,32 +121,51 @@ static DEM_ALWAYS_INLINE double dem_mesh_power(const struct dem_sim *sim, int i,
   return power;
 }
 
-/* The geometry of pair contact k; 0 when its spheres do not touch. With
- * `periodic` (a constant of the caller), x_i - x_j is the nearest image
- * and g->shift what was taken off it. */
-static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
-                                            struct dem_pair *g,
-                                            const int periodic) {
+/* The first half of pair contact k's geometry: g->d (with `periodic`, a
+ * constant of the caller, the nearest image, and g->shift what was taken
+ * off it); returns |d|^2. */
+static DEM_ALWAYS_INLINE double dem_pair_apart(const struct dem_sim *sim,
+                                               size_t k, struct dem_pair *g,
+                                               const int periodic) {
   const struct dem_contact_list *c = &sim->pairs;
   const double(*x)[3] = (const double(*)[3])sim->s.x;
   const int i = c->ij[k][0], j = c->ij[k][1];
-  const double rsum = c->rsum[k];
   g->d[0] = x[i][0] - x[j][0];
   g->d[1] = x[i][1] - x[j][1];
   g->d[2] = x[i][2] - x[j][2];
   if (periodic)
     dem_min_image(&sim->walls, g->d, g->shift);
-  const double dist2 =
-      g->d[0] * g->d[0] + g->d[1] * g->d[1] + g->d[2] * g->d[2];
-  if (dist2 >= rsum * rsum)
-    return 0;
+  return g->d[0] * g->d[0] + g->d[1] * g->d[1] + g->d[2] * g->d[2];
+}
+
+/* Whether spheres dist2 = |d|^2 apart with radii summing to rsum touch. */
+static DEM_ALWAYS_INLINE int dem_pair_touches(double dist2, double rsum) {
+  return !(dist2 >= rsum * rsum);
+}
+
+/* The rest of the geometry of touching pair contact k, from dist2. */
+static DEM_ALWAYS_INLINE void dem_pair_close(const struct dem_sim *sim,
+                                             size_t k, struct dem_pair *g,
+                                             double dist2) {
+  const struct dem_contact_list *c = &sim->pairs;
+  const double rsum = c->rsum[k];
   g->dist = sqrt(dist2);
   g->overlap = rsum - g->dist;
-  g->ri = sim->s.radius[i];
-  g->rj = sim->s.radius[j];
+  g->ri = sim->s.radius[c->ij[k][0]];
+  g->rj = sim->s.radius[c->ij[k][1]];
   g->rstar = g->ri * g->rj / rsum;
   g->arm_i = g->ri - 0.5 * g->overlap;
   g->arm_j = g->rj - 0.5 * g->overlap;
+}
+
+/* The geometry of pair contact k; 0 when its spheres do not touch. */
+static DEM_ALWAYS_INLINE int dem_pair_touch(const struct dem_sim *sim, size_t k,
+                                            struct dem_pair *g,
+                                            const int periodic) {
+  const double dist2 = dem_pair_apart(sim, k, g, periodic);
+  if (!dem_pair_touches(dist2, sim->pairs.rsum[k]))
+    return 0;
+  dem_pair_close(sim, k, g, dist2);
   return 1;
 }
 
@@ -200,41 +219,33 @@ static DEM_ALWAYS_INLINE int dem_wall_touch(const struct dem_sim *sim, size_t k,
   return 1;
 }
 
-/* No force, no torque for contact k of c: its spheres do not touch.
- * Returns whether it has a history to account for and clear (it was
- * touching at the last evaluation: a model with history keeps its first
- * value nonzero while the contact touches). */
-static DEM_ALWAYS_INLINE int dem_contact_open(struct dem_contact_list *c,
-                                              size_t k, unsigned flags) {
-  const size_t w = (size_t)c->state_width;
+/* Contact k of c does not touch (any more): no force, no torque. */
+static DEM_ALWAYS_INLINE void dem_contact_open(struct dem_contact_list *c,
+                                               size_t k, unsigned flags) {
+  c->touched[k] = 0;
   c->force[k][0] = c->force[k][1] = c->force[k][2] = 0.0;
   if (flags & DEM_MODEL_TORQUE)
     memset(c->torque[k], 0, sizeof c->torque[k]);
-  return w && c->state[k * w] != 0.0;
 }
 
 static DEM_ALWAYS_INLINE void
 dem_contact_store(struct dem_contact_list *c, size_t k, unsigned flags,
-                  const struct dem_pair_result *r,
-                  double work[DEM_N_DISSIPATION]) {
+                  const struct dem_pair_result *r) {
+  c->touched[k] = 1;
   v3_copy(c->force[k], r->f);
   if (flags & DEM_MODEL_TORQUE)
     memcpy(c->torque[k], r->t, sizeof r->t);
-  if (flags & DEM_MODEL_DISSIPATIVE)
-    for (int m = 0; m < DEM_N_DISSIPATION; m++)
-      work[m] += r->work[m];
 }
 
-/* This thread's share [*k0, *k1) of n contacts, cut only between owners
- * (ij[k][0]), so that each owner's contacts are one thread's, in order. */
-static DEM_ALWAYS_INLINE void dem_owner_slice(const int (*ij)[2], size_t n,
-                                              size_t *k0, size_t *k1) {
-#ifdef _OPENMP
-  size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
-#else
-  size_t t = 0, nt = 1;
-#endif
-  size_t a = n * t / nt, b = n * (t + 1) / nt;
+/* Contacts a thread takes at a time. */
+#define DEM_CHUNK 512
+
+/* Chunk j [*k0, *k1) of n contacts, cut only between owners (ij[k][0]), so
+ * that each owner's contacts are one chunk's, in order. */
+static DEM_ALWAYS_INLINE void dem_owner_chunk(const int (*ij)[2], size_t n,
+                                              size_t j, size_t *k0,
+                                              size_t *k1) {
+  size_t a = j * DEM_CHUNK, b = a + DEM_CHUNK < n ? a + DEM_CHUNK : n;
   while (a > 0 && a < n && ij[a][0] == ij[a - 1][0])
     a++;
   while (b > 0 && b < n && ij[b][0] == ij[b - 1][0])
@@ -243,98 +254,405 @@ static DEM_ALWAYS_INLINE void dem_owner_slice(const int (*ij)[2], size_t n,
   *k1 = b;
 }
 
-/* Adds an owner's work over this step to what it has dissipated. */
-static DEM_ALWAYS_INLINE void dem_owner_work(struct dem_sim *sim, int owner,
-                                             double work[DEM_N_DISSIPATION]) {
-  double *d = sim->s.dissipated + (size_t)owner * DEM_N_DISSIPATION;
+/* The work of the contacts of one owner so far (owner -1: none yet). */
+struct dem_owner_sum {
+  int owner;
+  double work[DEM_N_DISSIPATION];
+};
+
+/* Adds the owner's sum to what it has dissipated, and starts anew. */
+static DEM_ALWAYS_INLINE void dem_owner_flush(struct dem_sim *sim,
+                                              struct dem_owner_sum *o) {
+  if (o->owner < 0)
+    return;
+  double *d = sim->s.dissipated + (size_t)o->owner * DEM_N_DISSIPATION;
   for (int m = 0; m < DEM_N_DISSIPATION; m++) {
-    d[m] += work[m];
-    work[m] = 0.0;
+    d[m] += o->work[m];
+    o->work[m] = 0.0;
+  }
+  o->owner = -1;
+}
+
+/* A contact's work, the contacts taken in key order: an owner's sum is
+ * added when the next owner's first work comes. (Owners whose contacts
+ * did no work are not visited: they would add +0, which changes nothing,
+ * the sums never being -0.) */
+static DEM_ALWAYS_INLINE void dem_owner_add(struct dem_sim *sim,
+                                            struct dem_owner_sum *o, int owner,
+                                            const double w[DEM_N_DISSIPATION]) {
+  if (owner != o->owner) {
+    dem_owner_flush(sim, o);
+    o->owner = owner;
+  }
+  for (int m = 0; m < DEM_N_DISSIPATION; m++)
+    o->work[m] += w[m];
+}
+
+/* Contacts go through the loop in blocks of this many (at most a
+ * lane kernel's lanes touch). */
+#define DEM_BLOCK DEM_LANES
+
+/* One block of contacts [kb, kb + n) between its passes: which touch,
+ * their geometry, and the work each contact did. */
+struct dem_block {
+  unsigned n_touch, n_open;
+  unsigned touch[DEM_BLOCK], open[DEM_BLOCK]; /* places in the block */
+  double dist2[DEM_BLOCK];                    /* pairs: |d|^2 */
+  struct dem_pair g[DEM_BLOCK];               /* the touching contacts' */
+  double work[DEM_BLOCK][DEM_N_DISSIPATION];
+  double mesh[DEM_BLOCK][2];       /* moving meshes: work back, ahead */
+  unsigned char worked[DEM_BLOCK]; /* enum dem_worked */
+  struct dem_lanes lanes;          /* with a lane kernel */
+};
+enum dem_worked { DEM_WORKED = 1, DEM_WORKED_MESH = 2 };
+
+/* Asks for what contacts [kb, ke) read that is least likely in cache:
+ * the histories of those that touched at the last evaluation (a stream
+ * too sparse for the processor to foresee; an open contact's is not
+ * read). */
+static DEM_ALWAYS_INLINE void
+dem_block_prefetch(const struct dem_contact_list *c, size_t kb, size_t ke) {
+  const size_t w = (size_t)c->state_width;
+  if (!w)
+    return;
+  for (size_t k = kb; k < ke; k++) {
+    /* no branch: an open contact asks again for kb's */
+    const double *h = c->state + (c->touched[k] ? k : kb) * w;
+    __builtin_prefetch(h, 1); /* its first, next and last lines */
+    __builtin_prefetch(h + 8, 1);
+    __builtin_prefetch(h + w - 1, 1);
+    for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
+      __builtin_prefetch(h + q, 1);
   }
 }
 
-/* This thread's share of the contacts of list c (pairs: walls = 0;
- * sphere-wall: walls = 1), through `kernel`: each owner's contacts by one
- * thread, in key order, so its dissipated work sums alike for any thread
- * count. Called inside a parallel region by the loops below. */
+/* The block's contacts sorted into touching and open, without a branch
+ * on it (in a packing they alternate unpredictably): the touching ones
+ * with the first half of their geometry (pairs) or all of it (walls). */
+static DEM_ALWAYS_INLINE void dem_block_sort(const struct dem_sim *sim,
+                                             const struct dem_contact_list *c,
+                                             struct dem_block *blk, size_t kb,
+                                             size_t ke, const int walls,
+                                             const int periodic) {
+  unsigned nt = 0, no = 0;
+  for (size_t k = kb; k < ke; k++) {
+    struct dem_pair *g = &blk->g[nt];
+    int touch;
+    if (walls) {
+      touch = dem_wall_touch(sim, k, g);
+    } else {
+      const double dist2 = dem_pair_apart(sim, k, g, periodic);
+      blk->dist2[nt] = dist2;
+      touch = dem_pair_touches(dist2, c->rsum[k]);
+    }
+    blk->touch[nt] = blk->open[no] = (unsigned)(k - kb);
+    nt += (unsigned)touch;
+    no += (unsigned)!touch;
+  }
+  blk->n_touch = nt;
+  blk->n_open = no;
+}
+
+/* Contact g (its parameters p, its history h) as lane e. */
+static DEM_ALWAYS_INLINE void dem_lanes_put(struct dem_lanes *l, unsigned e,
+                                            const struct dem_pair *g,
+                                            const void *p, double *h) {
+  for (int k = 0; k < 3; k++) {
+    l->d[k][e] = g->d[k];
+    l->v[k][e] = g->v[k];
+    l->w[k][e] = g->w[k];
+    l->v_move[k][e] = g->v_move[k];
+    l->w_move[k][e] = g->w_move[k];
+  }
+  l->dist[e] = g->dist;
+  l->overlap[e] = g->overlap;
+  l->rstar[e] = g->rstar;
+  l->ri[e] = g->ri;
+  l->rj[e] = g->rj;
+  l->arm_i[e] = g->arm_i;
+  l->arm_j[e] = g->arm_j;
+  l->mi[e] = g->mi;
+  l->mj[e] = g->mj;
+  l->mstar[e] = g->mstar;
+  l->params[e] = p;
+  l->state[e] = h;
+}
+
+/* Pair contact k (its d, and with `periodic` its shift, in g; |d|^2; its
+ * history h) as lane e, for the kernel to complete. */
 static DEM_ALWAYS_INLINE void
-dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
-                  const int walls, const int periodic, double dt,
-                  dem_pair_kernel kernel,
+dem_lanes_put_pair(struct dem_lanes *l, unsigned e, const struct dem_sim *sim,
+                   size_t k, const struct dem_pair *g, double dist2, double *h,
+                   const int periodic) {
+  const struct dem_spheres *s = &sim->s;
+  const int i = sim->pairs.ij[k][0], j = sim->pairs.ij[k][1];
+  for (int a = 0; a < 3; a++) {
+    l->d[a][e] = g->d[a];
+    if (periodic)
+      l->shift[a][e] = g->shift[a];
+    l->x[a][e] = s->x[i][a];
+  }
+  l->dist[e] = dist2;
+  l->rsum[e] = sim->pairs.rsum[k];
+  l->ri[e] = s->radius[i];
+  l->rj[e] = s->radius[j];
+  l->bi[e] = s->body[i];
+  l->bj[e] = s->body[j];
+  l->params[e] = dem_law_params(&sim->law, s->material[i], s->material[j]);
+  l->state[e] = h;
+}
+
+/* Wall contact k (its geometry in g, its history h) as lane e, for the
+ * kernel to complete (DEM_LANES_WALLS: a flat wall). */
+static DEM_ALWAYS_INLINE void
+dem_lanes_put_wall(struct dem_lanes *l, unsigned e, const struct dem_sim *sim,
+                   size_t k, const struct dem_pair *g, double *h) {
+  const struct dem_spheres *s = &sim->s;
+  const int i = sim->wall_contacts.ij[k][0], j = sim->wall_contacts.ij[k][1];
+  for (int a = 0; a < 3; a++) {
+    l->d[a][e] = g->d[a];
+    l->x[a][e] = s->x[i][a];
+  }
+  l->dist[e] = g->dist;
+  l->overlap[e] = g->overlap;
+  l->ri[e] = g->ri;
+  l->arm_i[e] = g->arm_i;
+  l->bi[e] = s->body[i];
+  l->params[e] =
+      dem_law_params(&sim->law, s->material[i], dem_wall_material(sim, j));
+  l->state[e] = h;
+}
+
+/* Lane e's result into contact k of c (force, torques) and its work
+ * into `work`. */
+static DEM_ALWAYS_INLINE void
+dem_lanes_get(const struct dem_lanes *l, unsigned e, struct dem_contact_list *c,
+              size_t k, unsigned flags, double work[DEM_N_DISSIPATION]) {
+  c->touched[k] = 1;
+  for (int a = 0; a < 3; a++)
+    c->force[k][a] = l->f[a][e];
+  if (flags & DEM_MODEL_TORQUE)
+    for (int a = 0; a < 6; a++)
+      c->torque[k][a] = l->t[a][e];
+  if (flags & DEM_MODEL_DISSIPATIVE)
+    for (int m = 0; m < DEM_N_DISSIPATION; m++)
+      work[m] = l->work[m][e];
+}
+
+/* The work of a touching contact's force f and partner torque tj (on the
+ * wall; with DEM_MODEL_TORQUE) through moving mesh wall `wall`: over the
+ * half step back (the step's trapezoid) and the half step ahead of the
+ * evaluation. */
+static DEM_ALWAYS_INLINE void
+dem_mesh_work(const struct dem_sim *sim, int i, int wall,
+              const struct dem_pair *g, const double f[3], const double *tj,
+              unsigned flags, double dt, double out[2], unsigned char *worked) {
+  double mr[3];
+  if (flags & DEM_MODEL_TORQUE)
+    v3_scale(mr, tj, -1.0); /* the wall's arm is 0 */
+  const double *m = (flags & DEM_MODEL_TORQUE) ? mr : NULL;
+  out[0] =
+      0.5 * dt * dem_mesh_power(sim, i, wall, g, f, m, sim->t_eval - 0.5 * dt);
+  out[1] = 0.5 * sim->dt *
+           dem_mesh_power(sim, i, wall, g, f, m, sim->t_eval + 0.5 * sim->dt);
+  *worked |= DEM_WORKED_MESH;
+}
+
+/* Contacts [k0, k1) of list c (pairs: walls = 0; sphere-wall: walls = 1),
+ * whole owners, through `kernel` (or `lanes`): each owner's work summed in
+ * key order, so its dissipated work sums alike whoever does it. */
+static DEM_ALWAYS_INLINE void
+dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
+                  size_t k1, const int walls, const int periodic, double dt,
+                  dem_pair_kernel kernel, dem_lane_kernel lanes,
                   void (*release)(const void *, const struct dem_pair *,
                                   const double *, double *),
                   unsigned flags) {
   const int *material = sim->s.material;
   const size_t w = (size_t)c->state_width;
-  size_t k0, k1;
-  double work[DEM_N_DISSIPATION] = {0};
+  const int dissipative = (flags & DEM_MODEL_DISSIPATIVE) != 0;
+  struct dem_owner_sum sum = {-1, {0}};
   /* The moving meshes' work on this owner: over the step (trapezoid) and
    * the half step ahead of the evaluation. */
   const int meshes_move = walls && sim->mw && sim->mw->moving;
   double wall_work = 0.0, wall_ahead = 0.0;
-  dem_owner_slice((const int(*)[2])c->ij, c->n, &k0, &k1);
-  for (size_t k = k0; k < k1; k++) {
-    const int i = c->ij[k][0], j = c->ij[k][1];
-    struct dem_pair g;
-    if (!(walls ? dem_wall_touch(sim, k, &g)
-                : dem_pair_touch(sim, k, &g, periodic))) {
-      if (dem_contact_open(c, k, flags)) {
-        /* It stopped touching in this step: a dissipative model counts
-         * the work of its forces going to zero; the history goes. */
-        if ((flags & DEM_MODEL_DISSIPATIVE) && release) {
-          double dw[DEM_N_DISSIPATION];
-          g.ri = g.arm_i = sim->s.radius[i];
-          g.rj = g.arm_j = walls ? 0.0 : sim->s.radius[j];
-          g.dist = sqrt(v3_dot(g.d, g.d));
-          g.overlap = 0.0;
-          g.dt = dt;
-          dem_pair_kinematics(sim, i, walls ? -1 : j, &g, periodic);
-          if (walls && j >= DEM_N_WALLS)
-            dem_mesh_kinematics(sim, i, j, &g);
-          release(
-              dem_law_params(&sim->law, material[i],
-                             walls ? dem_wall_material(sim, j) : material[j]),
-              &g, c->state + k * w, dw);
-          for (int m = 0; m < DEM_N_DISSIPATION; m++)
-            work[m] += dw[m];
-        }
-        memset(c->state + k * w, 0, w * sizeof *c->state);
-      }
-    } else {
-      g.dt = dt;
-      if (flags & DEM_MODEL_VELOCITY) {
+  struct dem_block blk;
+  dem_block_prefetch(c, k0, k0 + DEM_BLOCK < k1 ? k0 + DEM_BLOCK : k1);
+  for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
+    const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
+    dem_block_prefetch(c, ke, ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1);
+    dem_block_sort(sim, c, &blk, kb, ke, walls, periodic);
+    if (dissipative || meshes_move)
+      memset(blk.worked, 0, ke - kb);
+
+    /* The open contacts: no force (already none, unless it touched at
+     * the last evaluation or the lists were just built); one that stopped
+     * touching in this step (a model with history keeps its first value
+     * nonzero while the contact touches) counts, in a dissipative model,
+     * the work of its forces going to zero, and its history goes. */
+    int released = 0;
+    for (unsigned e = 0; e < blk.n_open; e++) {
+      const size_t k = kb + blk.open[e];
+      if (!c->touched[k])
+        continue;
+      dem_contact_open(c, k, flags);
+      if (!w || c->state[k * w] == 0.0)
+        continue;
+      if (dissipative && release) {
+        const int i = c->ij[k][0], j = c->ij[k][1];
+        struct dem_pair g;
+        if (walls)
+          dem_wall_touch(sim, k, &g);
+        else
+          dem_pair_apart(sim, k, &g, periodic);
+        g.ri = g.arm_i = sim->s.radius[i];
+        g.rj = g.arm_j = walls ? 0.0 : sim->s.radius[j];
+        g.dist = sqrt(v3_dot(g.d, g.d));
+        g.overlap = 0.0;
+        g.dt = dt;
         dem_pair_kinematics(sim, i, walls ? -1 : j, &g, periodic);
         if (walls && j >= DEM_N_WALLS)
           dem_mesh_kinematics(sim, i, j, &g);
+        release(dem_law_params(&sim->law, material[i],
+                               walls ? dem_wall_material(sim, j) : material[j]),
+                &g, c->state + k * w, blk.work[blk.open[e]]);
+        blk.worked[blk.open[e]] = DEM_WORKED;
+        released = 1;
+      }
+      memset(c->state + k * w, 0, w * sizeof *c->state);
+    }
+
+    /* The touching contacts: their geometry and kinematics, then the
+     * kernel (one contact at a time, or the lane kernel on all). Their
+     * work goes straight to the owners' sums, in key order, unless open
+     * contacts of the block did some too, or meshes move: then it waits
+     * for the pass over the whole block below. */
+    const int direct = dissipative && !released && !meshes_move;
+    for (unsigned e = 0; e < blk.n_touch; e++) {
+      const unsigned at = blk.touch[e];
+      const size_t k = kb + at;
+      const int i = c->ij[k][0], j = c->ij[k][1];
+      struct dem_pair *g = &blk.g[e];
+      if (lanes && !walls) { /* the kernel does the rest */
+        dem_lanes_put_pair(&blk.lanes, e, sim, k, g, blk.dist2[e],
+                           c->state + k * w, periodic);
+        continue;
+      }
+      if (lanes && !sim->mw) { /* flat walls: the same */
+        dem_lanes_put_wall(&blk.lanes, e, sim, k, g, c->state + k * w);
+        continue;
+      }
+      if (!walls)
+        dem_pair_close(sim, k, g, blk.dist2[e]);
+      g->dt = dt;
+      if (flags & DEM_MODEL_VELOCITY) {
+        dem_pair_kinematics(sim, i, walls ? -1 : j, g, periodic);
+        if (walls && j >= DEM_N_WALLS)
+          dem_mesh_kinematics(sim, i, j, g);
+      }
+      const void *p =
+          dem_law_params(&sim->law, material[i],
+                         walls ? dem_wall_material(sim, j) : material[j]);
+      if (lanes) {
+        dem_lanes_put(&blk.lanes, e, g, p, c->state + k * w);
+        continue;
       }
       struct dem_pair_result r;
-      kernel(dem_law_params(&sim->law, material[i],
-                            walls ? dem_wall_material(sim, j) : material[j]),
-             &g, w ? c->state + k * w : NULL, &r);
-      dem_contact_store(c, k, flags, &r, work);
-      if (meshes_move && j >= DEM_N_WALLS) {
-        double mr[3];
-        if (flags & DEM_MODEL_TORQUE)
-          v3_scale(mr, r.t + 3, -1.0); /* the wall's arm is 0 */
-        const double *m = (flags & DEM_MODEL_TORQUE) ? mr : NULL;
-        const double back =
-            0.5 * dt *
-            dem_mesh_power(sim, i, j, &g, r.f, m, sim->t_eval - 0.5 * dt);
-        const double ahead =
-            0.5 * sim->dt *
-            dem_mesh_power(sim, i, j, &g, r.f, m, sim->t_eval + 0.5 * sim->dt);
-        wall_work += back + ahead;
-        wall_ahead += ahead;
+      kernel(p, g, w ? c->state + k * w : NULL, &r);
+      dem_contact_store(c, k, flags, &r);
+      if (direct) {
+        dem_owner_add(sim, &sum, i, r.work);
+      } else if (dissipative) {
+        memcpy(blk.work[at], r.work, sizeof r.work);
+        blk.worked[at] = DEM_WORKED;
+      }
+      if (meshes_move && j >= DEM_N_WALLS)
+        dem_mesh_work(sim, i, j, g, r.f,
+                      (flags & DEM_MODEL_TORQUE) ? r.t + 3 : NULL, flags, dt,
+                      blk.mesh[at], &blk.worked[at]);
+    }
+    if (lanes && blk.n_touch) {
+      struct dem_lanes *l = &blk.lanes;
+      const unsigned last = blk.n_touch - 1;
+      unsigned e = blk.n_touch;
+      for (; e % DEM_LANES_VW; e++) { /* whole vectors */
+        double *spare = l->spare[e % DEM_LANES_VW];
+        memcpy(spare, l->state[last], w * sizeof *spare);
+        if (!walls)
+          dem_lanes_put_pair(l, e, sim, kb + blk.touch[last], &blk.g[last],
+                             blk.dist2[last], spare, periodic);
+        else if (!sim->mw)
+          dem_lanes_put_wall(l, e, sim, kb + blk.touch[last], &blk.g[last],
+                             spare);
+        else
+          dem_lanes_put(l, e, &blk.g[last], l->params[last], spare);
+      }
+      l->n = e;
+      l->dt = dt;
+      l->mode = !walls     ? DEM_LANES_PAIRS
+                : !sim->mw ? DEM_LANES_WALLS
+                           : DEM_LANES_GIVEN;
+      l->periodic = periodic;
+      l->bodies = &sim->b;
+      lanes(l);
+      for (e = 0; e < blk.n_touch; e++) {
+        const unsigned at = blk.touch[e];
+        const size_t k = kb + at;
+        const int i = c->ij[k][0], j = c->ij[k][1];
+        dem_lanes_get(l, e, c, k, flags, blk.work[at]);
+        if (direct)
+          dem_owner_add(sim, &sum, i, blk.work[at]);
+        else if (dissipative)
+          blk.worked[at] = DEM_WORKED;
+        if (meshes_move && j >= DEM_N_WALLS)
+          dem_mesh_work(sim, i, j, &blk.g[e], c->force[k],
+                        (flags & DEM_MODEL_TORQUE) ? c->torque[k] + 3 : NULL,
+                        flags, dt, blk.mesh[at], &blk.worked[at]);
       }
     }
-    if (meshes_move && (k + 1 == k1 || c->ij[k + 1][0] != i)) {
-      sim->s.wall_work[i] += wall_work;
-      sim->s.wall_ahead[i] = wall_ahead;
-      wall_work = wall_ahead = 0.0;
+
+    /* The block's work in key order, when it could not go straight; the
+     * moving meshes' work on each owner (every owner's wall_ahead set). */
+    if (!meshes_move && !(dissipative && !direct))
+      continue;
+    for (size_t k = kb; k < ke; k++) {
+      const unsigned at = (unsigned)(k - kb);
+      const int i = c->ij[k][0];
+      if (blk.worked[at] & DEM_WORKED)
+        dem_owner_add(sim, &sum, i, blk.work[at]);
+      if (!meshes_move)
+        continue;
+      if (blk.worked[at] & DEM_WORKED_MESH) {
+        wall_work += blk.mesh[at][0] + blk.mesh[at][1];
+        wall_ahead += blk.mesh[at][1];
+      }
+      if (k + 1 == k1 || c->ij[k + 1][0] != i) {
+        sim->s.wall_work[i] += wall_work;
+        sim->s.wall_ahead[i] = wall_ahead;
+        wall_work = wall_ahead = 0.0;
+      }
     }
-    if ((flags & DEM_MODEL_DISSIPATIVE) &&
-        (k + 1 == k1 || c->ij[k + 1][0] != i))
-      dem_owner_work(sim, i, work);
+  }
+  dem_owner_flush(sim, &sum);
+}
+
+/* The contacts of list c, chunk by chunk (inside a parallel region: to
+ * whichever thread is free, so that threads slowed by other work, or
+ * given more touching contacts, hold no one up; the results do not
+ * depend on who does which). */
+static DEM_ALWAYS_INLINE void
+dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
+                  const int walls, const int periodic, double dt,
+                  dem_pair_kernel kernel, dem_lane_kernel lanes,
+                  void (*release)(const void *, const struct dem_pair *,
+                                  const double *, double *),
+                  unsigned flags) {
+  const long chunks = (long)((c->n + DEM_CHUNK - 1) / DEM_CHUNK);
+  _Pragma("omp for schedule(dynamic, 1)") for (long j = 0; j < chunks; j++) {
+    size_t k0, k1;
+    dem_owner_chunk((const int(*)[2])c->ij, c->n, (size_t)j, &k0, &k1);
+    dem_contact_range(sim, c, k0, k1, walls, periodic, dt, kernel, lanes,
+                      release, flags);
   }
 }
 
@@ -343,26 +661,28 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
  * that the parallel region holds the kernel as a constant and inlines
  * it; periodic runs take an instantiation of their own, so that runs
  * without periodic axes pay nothing for them. */
-#define dem_contact_pairs_loop(sim, dt, kernel, release, flags)                \
+#define dem_contact_pairs_loop(sim, dt, kernel, lanes, release, flags)         \
   do {                                                                         \
     if ((sim)->walls.periodic) {                                               \
       DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
                       dem_contact_slice((sim), &(sim)->pairs, 0, 1, (dt),      \
-                                        (kernel), (release), (flags)););       \
+                                        (kernel), (lanes), (release),          \
+                                        (flags)););                            \
     } else {                                                                   \
       DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
                       dem_contact_slice((sim), &(sim)->pairs, 0, 0, (dt),      \
-                                        (kernel), (release), (flags)););       \
+                                        (kernel), (lanes), (release),          \
+                                        (flags)););                            \
     }                                                                          \
   } while (0)
 
 /* Every sphere-wall contact (the box's flat walls), the same way. */
-#define dem_contact_walls_loop(sim, dt, kernel, release, flags)                \
+#define dem_contact_walls_loop(sim, dt, kernel, lanes, release, flags)         \
   do {                                                                         \
-    DEM_PARALLEL_IF((sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4,             \
-                    omp parallel,                                              \
-                    dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0,      \
-                                      (dt), (kernel), (release), (flags)););   \
+    DEM_PARALLEL_IF(                                                           \
+        (sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4, omp parallel,           \
+        dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0, (dt), (kernel),  \
+                          (lanes), (release), (flags)););                      \
   } while (0)
 
 #endif

@@ -46,6 +46,52 @@ struct dem_pair_result {
                                      by mechanism */
 };
 
+/* Touching contacts as a lane kernel sees them: up to DEM_LANES of them,
+ * each field of struct dem_pair as an array over the contacts (so that
+ * the kernel treats several at once, one per lane of a vector), with
+ * each contact's parameters, history and result. In modes other than
+ * DEM_LANES_GIVEN only some fields are set, and the kernel completes the
+ * geometry and kinematics itself (contact/lanes.h). The loop fills the
+ * lanes past n up to a multiple of DEM_LANES_VW with copies of the last
+ * contact (with a history of their own, `spare`), so that every vector of
+ * lanes is whole. */
+#define DEM_LANES 32
+#define DEM_LANES_STATE 18 /* the longest history a lane kernel keeps */
+#define DEM_LANES_VW 4     /* lanes a kernel takes at once (contact/lanes.h) */
+enum dem_lanes_mode {
+  DEM_LANES_GIVEN, /* every field of struct dem_pair */
+  DEM_LANES_PAIRS, /* sphere-sphere: d, dist = |d|^2, shift (periodic), x,
+                      rsum, ri, rj, bi, bj */
+  DEM_LANES_WALLS, /* a flat wall at rest: d, dist, overlap, ri, arm_i, x,
+                      bi */
+};
+struct dem_lanes {
+  _Alignas(64) double d[3][DEM_LANES];
+  double dist[DEM_LANES], overlap[DEM_LANES], rstar[DEM_LANES];
+  double ri[DEM_LANES], rj[DEM_LANES], arm_i[DEM_LANES], arm_j[DEM_LANES];
+  double mi[DEM_LANES], mj[DEM_LANES], mstar[DEM_LANES];
+  double v[3][DEM_LANES], w[3][DEM_LANES];
+  double v_move[3][DEM_LANES], w_move[3][DEM_LANES];
+  double shift[3][DEM_LANES];
+  double x[3][DEM_LANES];           /* the owner sphere's centre */
+  double rsum[DEM_LANES];           /* r_i + r_j as the list has it */
+  int bi[DEM_LANES], bj[DEM_LANES]; /* the owner's body, the partner's */
+  const struct dem_bodies *bodies;
+  enum dem_lanes_mode mode;
+  int periodic;
+  double *state[DEM_LANES]; /* each contact's history, advanced in place */
+  double f[3][DEM_LANES], t[6][DEM_LANES];
+  double work[DEM_N_DISSIPATION][DEM_LANES];
+  const void *params[DEM_LANES];
+  double spare[DEM_LANES_VW][DEM_LANES_STATE];
+  double dt;
+  unsigned n; /* contacts */
+};
+
+/* A lane kernel: the result (struct dem_pair_result's) for every contact
+ * of `l`, and their history advanced. */
+typedef void (*dem_lane_kernel)(struct dem_lanes *l);
+
 enum dem_model_flags {
   DEM_MODEL_VELOCITY = 1u << 0,    /* kernels read dem_pair's velocities */
   DEM_MODEL_TORQUE = 1u << 1,      /* kernels write torques */

@@ -85,13 +85,15 @@ static dem_status retire(struct dem_sim *sim, enum dem_item item, size_t n) {
 
 /* The history of owner i's new contacts (keys ascending) from its old
  * ones (keys ascending): an equal key carries it, a new key starts at
- * zero, and an old key that is gone is dropped. */
+ * zero, and an old key that is gone is dropped. Each may hold a force
+ * (what its place held before): `touched` until it is evaluated. */
 static void merge_owner(struct dem_contact_list *c, size_t i) {
   const size_t w = (size_t)c->state_width;
-  if (w == 0)
-    return;
   size_t o = c->old_start[i], o1 = c->old_start[i + 1];
   for (size_t k = c->start[i]; k < c->start[i + 1]; k++) {
+    c->touched[k] = 1;
+    if (w == 0)
+      continue;
     while (o < o1 && c->old_key[o][1] < c->key[k][1])
       o++;
     if (o < o1 && c->old_key[o][1] == c->key[k][1])

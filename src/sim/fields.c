@@ -160,6 +160,8 @@ const struct dem_field dem_fields[] = {
      "force on the first sphere at the last evaluation, lab frame"},
     {"torque", NULL, PAIR(torque), F64, DEM_WIDTH_TORQUE, ORDER, "N m",
      "torques on the two spheres about their centres, lab frame"},
+    {"touched", NULL, PAIR(touched), I32, 1, ORDER, "1",
+     "0 if the spheres did not touch at the last evaluation (no force)"},
     {"ij", NULL, PAIR(ij), I32, 2, ORDER, "1", "the two spheres' places now"},
     {"rsum", NULL, PAIR(rsum), F64, 1, ORDER, "m", "sum of the radii"},
 
@@ -171,6 +173,8 @@ const struct dem_field dem_fields[] = {
      "force on the sphere at the last evaluation, lab frame"},
     {"torque", NULL, WALL(torque), F64, DEM_WIDTH_TORQUE, ORDER, "N m",
      "torque on the sphere about its centre, lab frame (first three)"},
+    {"touched", NULL, WALL(touched), I32, 1, ORDER, "1",
+     "0 if the sphere did not touch the wall at the last evaluation"},
     {"ij", NULL, WALL(ij), I32, 2, ORDER, "1", "the sphere's place and wall"},
     {"rsum", NULL, WALL(rsum), F64, 1, ORDER, "m", "the sphere's radius"},
     {"tri_first", NULL, WALL(tri_first), I64, DEM_WIDTH_MESH, ORDER, "1",

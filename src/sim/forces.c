@@ -58,7 +58,10 @@ gather_all(struct dem_sim *sim, const size_t *act, const int torques) {
   const double *g = sim->gravity;
   const int *active = sim->nb.active;
   long n = (long)b->n;
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+  /* The work is per sphere: 2,000 rods (6,000 spheres) are worth two
+   * threads. */
+  const long work = act ? (long)sim->nb.n_active : (long)s->n;
+  DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel for schedule(static),
                   for (long bi = 0; bi < n; bi++)
                       gather_body(b, s, bi, g, act, active, torques););
 }

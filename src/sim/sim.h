@@ -127,6 +127,8 @@ struct dem_contact_list {
   double (*force)[3];  /* on the owner, lab frame, at the last evaluation */
   double (*torque)[6]; /* on the owner and on the partner sphere, about
                           their centres (models with torques only) */
+  int *touched;        /* 0: it did not touch at the last evaluation, and its
+                          force, torques and history are zero */
   /* Wall contacts with a mesh patch: their candidate triangles
    * (sim/mesh_walls.h; NULL when there are no meshes). */
   size_t *tri_first, *tri_count;

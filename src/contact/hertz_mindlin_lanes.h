@@ -1,0 +1,179 @@
+/* The `hertz_mindlin` force law on DEM_VW contacts at once (contact/lanes.h):
+ * Hertz with the Tsuji dashpot, the Mindlin spring turned into the tangent
+ * plane with Coulomb's limit, the rolling spring with its plastic limit,
+ * and each mechanism's work over the step; and the model's loops over the
+ * contact lists with it. Compiled once for each instruction set, by
+ * hertz_mindlin_lanes.c and hertz_mindlin_lanes_avx2.c, which name the
+ * loops (DEM_HM_LOOP). */
+#ifndef DEM_HERTZ_MINDLIN_LANES_H
+#define DEM_HERTZ_MINDLIN_LANES_H
+
+#include "contact/hertz_mindlin.h"
+#include "contact/lanes.h"
+#include "contact/loop.h"
+
+/* The part of a along the unit normal n removed. */
+static inline void tangential(vd out[3], const vd a[3], const vd n[3]) {
+  vd an = w3_dot(a, n);
+  for (int k = 0; k < 3; k++)
+    out[k] = a[k] - an * n[k];
+}
+
+/* A spring's history (force or torque) turned into the current tangent
+ * plane, its magnitude kept (a zero history stays as it is). */
+static inline void into_plane(vd h[3], const vd n[3]) {
+  vm zero = (h[0] == 0) & (h[1] == 0) & (h[2] == 0);
+  vd before = vsqrt(w3_dot(h, h)), t[3], scaled[3];
+  tangential(t, h, n);
+  vd after = vsqrt(w3_dot(t, t));
+  w3_scale(scaled, t, before / after);
+  w3_sel(scaled, after > 0, scaled, t);
+  w3_sel(h, zero, h, scaled);
+}
+
+/* Caps |a| at limit; returns in which lanes it was capped. */
+static inline vm cap(vd a[3], vd limit) {
+  vd len = vsqrt(w3_dot(a, a)), capped[3];
+  vm over = ~(len <= limit);
+  w3_scale(capped, a, vsel(len > 0, limit / len, vsplat(0.0)));
+  w3_sel(a, over, capped, a);
+  return over;
+}
+
+/* Rolling inertia of the pair, Ai et al.: 1/I = 1/(I_i + m_i r_i^2) +
+ * 1/(I_j + m_j r_j^2), with the spheres' I = 2/5 m r^2 (a wall: 0). */
+static inline vd rolling_inertia(vd mi, vd ri, vd mj, vd rj) {
+  vd ii = 1.4 * mi * ri * ri;
+  vd ij = 1.4 * mj * rj * rj;
+  return vsel(mj == 0, ii, ii * ij / (ii + ij));
+}
+
+/* Lanes [l, l + DEM_VW) of `in`. */
+static inline void law(struct dem_lanes *in, int l) {
+  vd estar, alpha, mu, mu_r, kt_kn, sqrt_kt_kn;
+  for (int a = 0; a < DEM_VW; a++) {
+    const struct dem_hm_params *p = in->params[l + a];
+    estar[a] = p->estar;
+    alpha[a] = p->alpha;
+    mu[a] = p->mu;
+    mu_r[a] = p->mu_r;
+    kt_kn[a] = p->kt_kn;
+    sqrt_kt_kn[a] = p->sqrt_kt_kn;
+  }
+  struct vpair g;
+  if (in->mode == DEM_LANES_PAIRS)
+    dem_lanes_pair(in, l, &g);
+  else if (in->mode == DEM_LANES_WALLS)
+    dem_lanes_wall(in, l, &g);
+  else
+    dem_lanes_load(in, l, &g);
+  const vd dt = vsplat(in->dt), d = g.overlap, rstar = g.rstar;
+  const vd *v = g.v, *v_move = g.v_move, *w = g.w, *w_move = g.w_move;
+  vd n[3];
+  w3_scale(n, g.d, 1.0 / g.dist);
+  const vd sqrt_rd = vsqrt(rstar * d);
+
+  /* Normal: Hertz and the Tsuji dashpot, never attractive. */
+  const vd kn = 2.0 * estar * sqrt_rd;       /* dF/dd */
+  const vd fe = (2.0 / 3.0) * kn * d;        /* 4/3 E* sqrt(R*) d^1.5 */
+  const vd cn = alpha * vsqrt(g.mstar * kn); /* alpha sqrt(m* k) */
+  vd fd = -cn * w3_dot(v, n);
+  fd = vsel(fe + fd < 0, -fe, fd);
+  const vd fn = fe + fd;
+  vd fnd[3];
+  w3_scale(fnd, n, fd);
+
+  /* Tangential: the spring's force turned into the plane, increased by
+   * the motion of the step, a dashpot, Coulomb's limit. */
+  const vd kt = kt_kn * kn; /* 8 G* sqrt(R* d) */
+  vd fs[3], fs_old[3], vt[3], ut[3], ftd[3], ft[3];
+  w3_gather(fs_old, in->state, l, DEM_HM_FS);
+  w3_copy(fs, fs_old);
+  into_plane(fs, n);
+  tangential(ut, v_move, n);
+  w3_axpy(fs, -kt * dt, ut);
+  tangential(vt, v, n);
+  w3_scale(ftd, vt, -cn * sqrt_kt_kn); /* alpha sqrt(m* k_t) */
+  w3_add(ft, fs, ftd);
+  const vm sliding = cap(ft, mu * fn); /* all of it is friction */
+  const vd zero[3] = {vsplat(0.0), vsplat(0.0), vsplat(0.0)};
+  w3_sel(fs, sliding, ft, fs);
+  w3_sel(ftd, sliding, zero, ftd);
+  const vd ut_energy = vsel(kt > 0, w3_dot(fs, fs) / (2 * kt), vsplat(0.0));
+
+  /* Rolling: a spring with a plastic limit and a dashpot below it. */
+  const vm rolls = mu_r > 0;
+  const vd kr = 2.25 * kn * mu_r * mu_r * rstar * rstar;
+  vd ms[3], ms_old[3], mrd[3], mr[3], wr[3], wr_move[3];
+  w3_gather(ms_old, in->state, l, DEM_HM_MS);
+  w3_copy(ms, ms_old);
+  into_plane(ms, n);
+  tangential(wr_move, w_move, n);
+  w3_axpy(ms, -kr * dt, wr_move);
+  const vm limit = cap(ms, mu_r * rstar * fn);
+  tangential(wr, w, n);
+  const vd inertia = rolling_inertia(g.mi, g.ri, g.mj, g.rj);
+  w3_scale(mrd, wr, -DEM_HM_ROLLING_DAMPING_RATIO * 2 * vsqrt(inertia * kr));
+  w3_sel(mrd, limit | ~rolls, zero, mrd);
+  w3_sel(ms, rolls, ms, zero);
+  const vd ur_energy =
+      vsel(rolls & (kr > 0), w3_dot(ms, ms) / (2 * kr), vsplat(0.0));
+  w3_add(mr, ms, mrd);
+
+  /* On the owner, and on the partner through the contact point. */
+  const vd arm_i = g.arm_i, arm_j = g.arm_j;
+  vd nxft[3];
+  w3_cross(nxft, n, ft);
+  for (int k = 0; k < 3; k++) {
+    vstore(in->f[k] + l, fn * n[k] + ft[k]);
+    vstore(in->t[k] + l, -arm_i * nxft[k] + mr[k]);
+    vstore(in->t[3 + k] + l, -arm_j * nxft[k] - mr[k]);
+  }
+
+  /* The work of each mechanism over the step: its force's mean over the
+   * step (as the integrator applies it) times the step's motion; the
+   * springs' change of stored energy is not dissipated. */
+  vd fnd_sum[3], ftd_sum[3], mrd_sum[3], fs_sum[3], ms_sum[3], h[3];
+  w3_gather(h, in->state, l, DEM_HM_FND);
+  w3_add(fnd_sum, fnd, h);
+  w3_gather(h, in->state, l, DEM_HM_FTD);
+  w3_add(ftd_sum, ftd, h);
+  w3_gather(h, in->state, l, DEM_HM_MRD);
+  w3_add(mrd_sum, mrd, h);
+  w3_add(fs_sum, fs, fs_old);
+  w3_add(ms_sum, ms, ms_old);
+  const vd half = 0.5 * dt;
+  vstore(in->work[DEM_DISSIPATION_DAMPING] + l,
+         -half * (w3_dot(fnd_sum, v_move) + w3_dot(ftd_sum, v_move) +
+                  w3_dot(mrd_sum, w_move)));
+  vstore(in->work[DEM_DISSIPATION_FRICTION] + l,
+         -(ut_energy - vgather(in->state, l, DEM_HM_UT)) -
+             half * w3_dot(fs_sum, v_move));
+  vstore(in->work[DEM_DISSIPATION_ROLLING] + l,
+         -(ur_energy - vgather(in->state, l, DEM_HM_UR)) -
+             half * w3_dot(ms_sum, w_move));
+
+  vscatter(in->state, l, DEM_HM_TOUCHING, vsplat(1.0));
+  w3_scatter(in->state, l, DEM_HM_FS, fs);
+  w3_scatter(in->state, l, DEM_HM_MS, ms);
+  w3_scatter(in->state, l, DEM_HM_FND, fnd);
+  w3_scatter(in->state, l, DEM_HM_FTD, ftd);
+  w3_scatter(in->state, l, DEM_HM_MRD, mrd);
+  vscatter(in->state, l, DEM_HM_UT, ut_energy);
+  vscatter(in->state, l, DEM_HM_UR, ur_energy);
+}
+
+static void lanes(struct dem_lanes *l) {
+  for (unsigned a = 0; a < l->n; a += DEM_VW)
+    law(l, (int)a);
+}
+
+void DEM_HM_LOOP(pairs)(struct dem_sim *sim, double dt) {
+  dem_contact_pairs_loop(sim, dt, NULL, lanes, dem_hm_release, DEM_HM_FLAGS);
+}
+
+void DEM_HM_LOOP(walls)(struct dem_sim *sim, double dt) {
+  dem_contact_walls_loop(sim, dt, NULL, lanes, dem_hm_release, DEM_HM_FLAGS);
+}
+
+#endif

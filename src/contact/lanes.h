@@ -1,0 +1,249 @@
+/* Vectors of DEM_VW doubles for lane kernels (GCC/clang vector extensions):
+ * each operation is the scalar one in every lane, so a lane's result is
+ * bitwise what the scalar code gives. Branches become selects: both sides
+ * are computed in every lane, and each lane keeps the side it takes.
+ * Include in files compiled with -fno-math-errno (so that vsqrt is one
+ * instruction; CMakeLists.txt sets it for the files named *_lanes.c). */
+#ifndef DEM_LANES_H
+#define DEM_LANES_H
+
+#include <math.h>
+#include <string.h>
+
+#include "contact/model.h"
+#include "sim/sim.h"
+
+/* Vectors passed between static functions change no ABI that matters
+ * here (everything is inlined in one file). */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* As wide as the target's vectors: wider ones are lowered lane by lane
+ * where they are compared. */
+#ifdef __AVX__
+#define DEM_VW 4
+#else
+#define DEM_VW 2
+#endif
+typedef double vd __attribute__((vector_size(DEM_VW * sizeof(double))));
+typedef long long vm __attribute__((vector_size(DEM_VW * sizeof(double))));
+
+_Static_assert(DEM_LANES_VW % DEM_VW == 0, "whole vectors of lanes");
+
+static inline vd vload(const double *p) {
+  vd v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void vstore(double *p, vd v) { memcpy(p, &v, sizeof v); }
+/* x in every lane (not 0 + x: that turns -0 into +0). */
+static inline vd vsplat(double x) {
+  vd v;
+  for (int l = 0; l < DEM_VW; l++)
+    v[l] = x;
+  return v;
+}
+static inline vd vsqrt(vd a) {
+  vd r;
+  for (int l = 0; l < DEM_VW; l++)
+    r[l] = sqrt(a[l]);
+  return r;
+}
+/* Each lane: m ? a : b (m from a comparison: all ones or all zeros). */
+static inline vd vsel(vm m, vd a, vd b) {
+  return (vd)((m & (vm)a) | (~m & (vm)b));
+}
+
+/* Component q of the histories h of lanes [l, l + DEM_VW), and back. */
+static inline vd vgather(double *const *h, int l, int q) {
+  vd r;
+  for (int a = 0; a < DEM_VW; a++)
+    r[a] = h[l + a][q];
+  return r;
+}
+static inline void vscatter(double *const *h, int l, int q, vd v) {
+  for (int a = 0; a < DEM_VW; a++)
+    h[l + a][q] = v[a];
+}
+
+/* 3-vectors of lanes, as core/vec3.h's, the same operations in the same
+ * order. */
+static inline void w3_load(vd r[3], const double (*p)[DEM_LANES], int l) {
+  for (int k = 0; k < 3; k++)
+    r[k] = vload(p[k] + l);
+}
+static inline void w3_store(double (*p)[DEM_LANES], int l, const vd a[3]) {
+  for (int k = 0; k < 3; k++)
+    vstore(p[k] + l, a[k]);
+}
+static inline void w3_gather(vd r[3], double *const *h, int l, int q) {
+  for (int k = 0; k < 3; k++)
+    r[k] = vgather(h, l, q + k);
+}
+static inline void w3_scatter(double *const *h, int l, int q, const vd a[3]) {
+  for (int k = 0; k < 3; k++)
+    vscatter(h, l, q + k, a[k]);
+}
+static inline vd w3_dot(const vd a[3], const vd b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline void w3_add(vd r[3], const vd a[3], const vd b[3]) {
+  for (int k = 0; k < 3; k++)
+    r[k] = a[k] + b[k];
+}
+static inline void w3_sub(vd r[3], const vd a[3], const vd b[3]) {
+  for (int k = 0; k < 3; k++)
+    r[k] = a[k] - b[k];
+}
+static inline void w3_scale(vd r[3], const vd a[3], vd s) {
+  for (int k = 0; k < 3; k++)
+    r[k] = a[k] * s;
+}
+/* r += s * a */
+static inline void w3_axpy(vd r[3], vd s, const vd a[3]) {
+  for (int k = 0; k < 3; k++)
+    r[k] += s * a[k];
+}
+static inline void w3_cross(vd r[3], const vd a[3], const vd b[3]) {
+  vd x = a[1] * b[2] - a[2] * b[1];
+  vd y = a[2] * b[0] - a[0] * b[2];
+  vd z = a[0] * b[1] - a[1] * b[0];
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
+}
+static inline void w3_copy(vd r[3], const vd a[3]) {
+  for (int k = 0; k < 3; k++)
+    r[k] = a[k];
+}
+static inline void w3_sel(vd r[3], vm m, const vd a[3], const vd b[3]) {
+  for (int k = 0; k < 3; k++)
+    r[k] = vsel(m, a[k], b[k]);
+}
+
+/* What struct dem_pair holds, for DEM_VW lanes. */
+struct vpair {
+  vd d[3], dist, overlap, rstar, ri, rj, arm_i, arm_j;
+  vd mi, mj, mstar, v[3], w[3], v_move[3], w_move[3];
+};
+
+/* Lanes [l, l + DEM_VW) of `in` as the loop filled them (DEM_LANES_GIVEN). */
+static inline void dem_lanes_load(const struct dem_lanes *in, int l,
+                                  struct vpair *g) {
+  w3_load(g->d, in->d, l);
+  g->dist = vload(in->dist + l);
+  g->overlap = vload(in->overlap + l);
+  g->rstar = vload(in->rstar + l);
+  g->ri = vload(in->ri + l);
+  g->rj = vload(in->rj + l);
+  g->arm_i = vload(in->arm_i + l);
+  g->arm_j = vload(in->arm_j + l);
+  g->mi = vload(in->mi + l);
+  g->mj = vload(in->mj + l);
+  g->mstar = vload(in->mstar + l);
+  w3_load(g->v, in->v, l);
+  w3_load(g->w, in->w, l);
+  w3_load(g->v_move, in->v_move, l);
+  w3_load(g->w_move, in->w_move, l);
+}
+
+/* Component k of a[idx[l + a]], the bodies of lanes [l, l + DEM_VW). */
+static inline vd vbody(const double *a, int width, const int *idx, int l,
+                       int k) {
+  vd r;
+  for (int n = 0; n < DEM_VW; n++)
+    r[n] = a[idx[l + n] * width + k];
+  return r;
+}
+static inline void w3_body(vd r[3], const double (*a)[3], const int *idx,
+                           int l) {
+  for (int k = 0; k < 3; k++)
+    r[k] = vbody(a[0], 3, idx, l, k);
+}
+
+/* The velocity of the material at p of bodies at xb moving at v, w. */
+static inline void vpoint_velocity(vd out[3], const vd p[3], const vd xb[3],
+                                   const vd v[3], const vd w[3]) {
+  vd arm[3], wxr[3];
+  w3_sub(arm, p, xb);
+  w3_cross(wxr, w, arm);
+  w3_add(out, v, wxr);
+}
+
+/* Flat walls' lanes [l, l + DEM_VW): the rest of the geometry
+ * (dem_wall_touch) and the kinematics (dem_pair_kinematics against a wall
+ * at rest) that contact/loop.h gives one contact at a time, the same
+ * operations. */
+static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
+                                  struct vpair *g) {
+  const struct dem_bodies *b = in->bodies;
+  const vd zero = vsplat(0.0);
+  w3_load(g->d, in->d, l);
+  g->dist = vload(in->dist + l);
+  g->overlap = vload(in->overlap + l);
+  g->ri = g->rstar = vload(in->ri + l);
+  g->rj = g->arm_j = zero;
+  g->arm_i = vload(in->arm_i + l);
+
+  vd p[3], xb[3], v[3];
+  w3_load(p, in->x, l);
+  w3_axpy(p, -g->arm_i / g->dist, g->d);
+  w3_body(xb, b->x, in->bi, l);
+  w3_body(v, b->v_contact, in->bi, l);
+  w3_body(g->w, b->w_contact, in->bi, l);
+  vpoint_velocity(g->v, p, xb, v, g->w);
+  w3_body(v, b->v, in->bi, l);
+  w3_body(g->w_move, b->w_move, in->bi, l);
+  vpoint_velocity(g->v_move, p, xb, v, g->w_move);
+  g->mstar = g->mi = vbody(b->mass, 1, in->bi, l, 0);
+  g->mj = zero;
+}
+
+/* Sphere-sphere pairs' lanes [l, l + DEM_VW): the geometry and kinematics
+ * that dem_pair_close and dem_pair_kinematics (contact/loop.h) give one
+ * contact at a time, the same operations. */
+static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
+                                  struct vpair *g) {
+  const struct dem_bodies *b = in->bodies;
+  const vd rsum = vload(in->rsum + l);
+  w3_load(g->d, in->d, l);
+  g->dist = vsqrt(vload(in->dist + l));
+  g->overlap = rsum - g->dist;
+  g->ri = vload(in->ri + l);
+  g->rj = vload(in->rj + l);
+  g->rstar = g->ri * g->rj / rsum;
+  g->arm_i = g->ri - 0.5 * g->overlap;
+  g->arm_j = g->rj - 0.5 * g->overlap;
+
+  vd p[3], xb[3], v[3], wc_i[3], wm_i[3], wc_j[3], wm_j[3];
+  vd vi[3], mi[3], vj[3], mj[3];
+  w3_load(p, in->x, l);
+  w3_axpy(p, -g->arm_i / g->dist, g->d);
+  w3_body(xb, b->x, in->bi, l);
+  w3_body(v, b->v_contact, in->bi, l);
+  w3_body(wc_i, b->w_contact, in->bi, l);
+  vpoint_velocity(vi, p, xb, v, wc_i);
+  w3_body(v, b->v, in->bi, l);
+  w3_body(wm_i, b->w_move, in->bi, l);
+  vpoint_velocity(mi, p, xb, v, wm_i);
+  g->mi = vbody(b->mass, 1, in->bi, l, 0);
+  if (in->periodic) { /* the point in the partner's image */
+    vd shift[3];
+    w3_load(shift, in->shift, l);
+    w3_sub(p, p, shift);
+  }
+  w3_body(xb, b->x, in->bj, l);
+  w3_body(v, b->v_contact, in->bj, l);
+  w3_body(wc_j, b->w_contact, in->bj, l);
+  vpoint_velocity(vj, p, xb, v, wc_j);
+  w3_body(v, b->v, in->bj, l);
+  w3_body(wm_j, b->w_move, in->bj, l);
+  vpoint_velocity(mj, p, xb, v, wm_j);
+  w3_sub(g->v, vi, vj);
+  w3_sub(g->v_move, mi, mj);
+  w3_sub(g->w, wc_i, wc_j);
+  w3_sub(g->w_move, wm_i, wm_j);
+  g->mj = vbody(b->mass, 1, in->bj, l, 0);
+  g->mstar = g->mi * g->mj / (g->mi + g->mj);
+}
+
+#endif
