@@ -636,25 +636,53 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   dem_owner_flush(sim, &sum);
 }
 
-/* The contacts of list c, chunk by chunk (inside a parallel region: to
- * whichever thread is free, so that threads slowed by other work, or
- * given more touching contacts, hold no one up; the results do not
- * depend on who does which). */
+/* The contacts of list c, chunk by chunk: inside a parallel region
+ * (`team`) to whichever thread is free, so that threads slowed by other
+ * work, or given more touching contacts, hold no one up; the results do
+ * not depend on who does which. Without a team the same chunks in order,
+ * with no worksharing directive: an orphaned dynamic `omp for` still
+ * calls libgomp (a work share allocated and freed each time), which is
+ * what a small system must not pay (docs/performance.md, "Small
+ * systems"). */
 static DEM_ALWAYS_INLINE void
 dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
                   const int walls, const int periodic, double dt,
                   dem_pair_kernel kernel, dem_lane_kernel lanes,
                   void (*release)(const void *, const struct dem_pair *,
                                   const double *, double *),
-                  unsigned flags) {
+                  unsigned flags, const int team) {
   const long chunks = (long)((c->n + DEM_CHUNK - 1) / DEM_CHUNK);
-  _Pragma("omp for schedule(dynamic, 1)") for (long j = 0; j < chunks; j++) {
-    size_t k0, k1;
-    dem_owner_chunk((const int(*)[2])c->ij, c->n, (size_t)j, &k0, &k1);
-    dem_contact_range(sim, c, k0, k1, walls, periodic, dt, kernel, lanes,
-                      release, flags);
+#define DEM_CONTACT_CHUNK(j)                                                   \
+  do {                                                                         \
+    size_t k0, k1;                                                             \
+    dem_owner_chunk((const int(*)[2])c->ij, c->n, (size_t)(j), &k0, &k1);      \
+    dem_contact_range(sim, c, k0, k1, walls, periodic, dt, kernel, lanes,      \
+                      release, flags);                                         \
+  } while (0)
+  if (team) {
+    _Pragma("omp for schedule(dynamic, 1)") for (long j = 0; j < chunks; j++)
+        DEM_CONTACT_CHUNK(j);
+  } else {
+    for (long j = 0; j < chunks; j++)
+      DEM_CONTACT_CHUNK(j);
   }
+#undef DEM_CONTACT_CHUNK
 }
+
+/* Every contact of list c: a parallel region from DEM_PARALLEL_MIN / 4
+ * contacts (a contact costs several spheres' work), else plainly. */
+#define dem_contact_list_loop(sim, c, walls, periodic, dt, kernel, lanes,      \
+                              release, flags)                                  \
+  do {                                                                         \
+    if ((c)->n > DEM_PARALLEL_MIN / 4) {                                       \
+      _Pragma("omp parallel")                                                  \
+          dem_contact_slice((sim), (c), (walls), (periodic), (dt), (kernel),   \
+                            (lanes), (release), (flags), 1);                   \
+    } else {                                                                   \
+      dem_contact_slice((sim), (c), (walls), (periodic), (dt), (kernel),       \
+                        (lanes), (release), (flags), 0);                       \
+    }                                                                          \
+  } while (0)
 
 /* Every sphere-sphere contact, through `kernel` (and `release`, for a
  * dissipative model, or NULL): written in the model's own function, so
@@ -663,26 +691,17 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
  * without periodic axes pay nothing for them. */
 #define dem_contact_pairs_loop(sim, dt, kernel, lanes, release, flags)         \
   do {                                                                         \
-    if ((sim)->walls.periodic) {                                               \
-      DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
-                      dem_contact_slice((sim), &(sim)->pairs, 0, 1, (dt),      \
-                                        (kernel), (lanes), (release),          \
-                                        (flags)););                            \
-    } else {                                                                   \
-      DEM_PARALLEL_IF((sim)->pairs.n > DEM_PARALLEL_MIN / 4, omp parallel,     \
-                      dem_contact_slice((sim), &(sim)->pairs, 0, 0, (dt),      \
-                                        (kernel), (lanes), (release),          \
-                                        (flags)););                            \
-    }                                                                          \
+    if ((sim)->walls.periodic)                                                 \
+      dem_contact_list_loop((sim), &(sim)->pairs, 0, 1, (dt), (kernel),        \
+                            (lanes), (release), (flags));                      \
+    else                                                                       \
+      dem_contact_list_loop((sim), &(sim)->pairs, 0, 0, (dt), (kernel),        \
+                            (lanes), (release), (flags));                      \
   } while (0)
 
 /* Every sphere-wall contact (the box's flat walls), the same way. */
 #define dem_contact_walls_loop(sim, dt, kernel, lanes, release, flags)         \
-  do {                                                                         \
-    DEM_PARALLEL_IF(                                                           \
-        (sim)->wall_contacts.n > DEM_PARALLEL_MIN / 4, omp parallel,           \
-        dem_contact_slice((sim), &(sim)->wall_contacts, 1, 0, (dt), (kernel),  \
-                          (lanes), (release), (flags)););                      \
-  } while (0)
+  dem_contact_list_loop((sim), &(sim)->wall_contacts, 1, 0, (dt), (kernel),    \
+                        (lanes), (release), (flags))
 
 #endif
