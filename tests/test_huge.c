@@ -51,6 +51,8 @@ START_TEST(huge_calloc_is_zeroed_and_on_huge_pages) {
   const size_t n = (size_t)24 << 20; /* 24 MiB: several whole huge pages */
   unsigned char *p = dem_huge_calloc(n / 8, 8);
   ck_assert_ptr_nonnull(p);
+  /* On a huge page boundary: every whole 2 MiB of it can be one. */
+  ck_assert_uint_eq((uintptr_t)p % ((uintptr_t)2 << 20), 0);
   size_t nonzero = 0;
   for (size_t i = 0; i < n; i += 4096)
     nonzero += p[i] != 0 || p[i + 4095] != 0;

@@ -25,12 +25,15 @@ void *dem_huge_calloc(size_t count, size_t size) {
   if (size && count > SIZE_MAX / size)
     return NULL;
   size_t bytes = count * size;
-  if (bytes < 2 * HUGE_PAGE) /* no whole huge page inside: leave it */
+  if (bytes < HUGE_PAGE) /* not one huge page: leave it */
     return calloc(count, size);
-  void *p = malloc(bytes);
-  if (p) {
-    dem_huge_advise(p, bytes);
-    memset(p, 0, bytes);
-  }
+  /* On a huge page boundary, so that every whole 2 MiB of the array is a
+   * huge page (from 2 MiB, not 4); the tail stays on small pages, so
+   * resident memory is what the array touches, no more. */
+  void *p = NULL;
+  if (posix_memalign(&p, HUGE_PAGE, bytes))
+    return NULL;
+  dem_huge_advise(p, bytes);
+  memset(p, 0, bytes);
   return p;
 }

@@ -13,8 +13,9 @@
  * where unsupported, never an error. */
 void dem_huge_advise(void *p, size_t bytes);
 
-/* calloc(count, size), the memory advised before it is first touched (a
- * page touched on 4 KiB stays so). Free with free(). */
+/* calloc(count, size); from 2 MiB on a huge page boundary and advised
+ * before it is first touched (a page touched on 4 KiB stays so). Free
+ * with free(). */
 void *dem_huge_calloc(size_t count, size_t size);
 
 #endif
