@@ -3,7 +3,10 @@
  * loop time, sphere-steps per second, each operator's time, neighbour
  * builds and pairs, bytes of the lists, peak resident memory, the energy at
  * the first and last step, and the cost of one observation and one
- * snapshot written to HDF5 (the "output" a run pays at each interval).
+ * snapshot written to HDF5 (the "output" a run pays at each interval),
+ * and the loop's CPU time (all threads; on a shared machine, with one
+ * thread, steadier than the wall clock: time the host gives other jobs
+ * is not counted).
  *
  *   dem_bench CONFIG STEPS THREADS OUT.h5 [path.key=value ...]
  *   dem_bench --probe     (the machine's 1-to-2-thread speedup on arithmetic)
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config/config.h"
 #include "io/h5io.h"
@@ -42,6 +46,13 @@ static int probe(void) {
   }
   printf("probe_speedup %.4f\nprobe_check %g\n", t[1] / t[2], sum);
   return 0;
+}
+
+/* CPU time of the process (all its threads). */
+static double cpu_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static int fail(const char *what) {
@@ -89,11 +100,11 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < p->n_ops; k++)
     p->ops[k].seconds = 0, p->ops[k].calls = 0;
   p->timing = 1;
-  double t1 = omp_get_wtime();
+  double c1 = cpu_seconds(), t1 = omp_get_wtime();
   for (long i = 0; i < steps; i++)
     if (dem_pipeline_step(p, &sim))
       return fail("step");
-  double loop = omp_get_wtime() - t1;
+  double loop = omp_get_wtime() - t1, loop_cpu = cpu_seconds() - c1;
 
   /* Output: one energy row and one snapshot, as a run writes them. */
   double t2 = omp_get_wtime();
@@ -130,6 +141,7 @@ int main(int argc, char **argv) {
          sim.b.n, steps);
   printf("setup_seconds %.6f\nloop_seconds %.6f\n", t_setup, loop);
   printf("sphere_steps_per_second %.6e\n", (double)sim.s.n * steps / loop);
+  printf("loop_cpu_seconds %.6f\n", loop_cpu);
   for (size_t k = 0; k < p->n_ops; k++)
     printf("op %s %.6f\n", p->ops[k].type->name, p->ops[k].seconds);
   printf("op output_energy_row %.6f\nop output_snapshot %.6f\n", t_energy,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/huge.h"
 #include "core/quat.h"
 #include "core/vec3.h"
 
@@ -274,7 +275,7 @@ dem_status dem_fields_alloc(struct dem_sim *sim, enum dem_item item, size_t n,
     }
     size_t plus = (f->flags & DEM_FIELD_PLUS_ONE) ? 1 : 0;
     size_t count = n + plus, kept = keep ? keep + plus : 0;
-    void *p = calloc(count ? count : 1, bytes);
+    void *p = dem_huge_calloc(count ? count : 1, bytes);
     if (!p)
       return dem_fail(DEM_ERR_NOMEM, "out of memory for %zu items (%s)", n,
                       f->name);

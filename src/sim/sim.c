@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "core/huge.h"
 #include "core/quat.h"
 #include "sim/body_order.h"
 #include "sim/fields.h"
@@ -18,8 +19,8 @@
 /* The per-sphere owner ranges of a contact list (the rest of its
  * arrays grows with the contacts, sim/contacts.c). */
 static dem_status alloc_ranges(struct dem_contact_list *c, size_t n_spheres) {
-  c->start = calloc(n_spheres + 1, sizeof *c->start);
-  c->old_start = calloc(n_spheres + 1, sizeof *c->old_start);
+  c->start = dem_huge_calloc(n_spheres + 1, sizeof *c->start);
+  c->old_start = dem_huge_calloc(n_spheres + 1, sizeof *c->old_start);
   if (!c->start || !c->old_start)
     return dem_fail(DEM_ERR_NOMEM, "out of memory for contacts of %zu spheres",
                     n_spheres);
