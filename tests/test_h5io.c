@@ -485,6 +485,92 @@ START_TEST(test_empty_snapshot) {
 }
 END_TEST
 
+/* Row i of the computed test column: a value no other row has. */
+static void computed_row(const void *ctx, size_t i, void *out) {
+  const double *scale = ctx;
+  double *o = out;
+  for (int c = 0; c < 3; c++)
+    o[c] = *scale * (double)i + 0.25 * c;
+}
+
+/* Columns far longer than the writer's slab (it gathers reordered and
+ * computed rows a slab at a time): every row lands whole at its place,
+ * the last partial slab too. */
+START_TEST(test_snapshot_columns_in_slabs) {
+  enum { N = 40001 }; /* 16 slabs of 3 doubles, 3 of ints, none even */
+  char path[512];
+  struct dem_h5_writer *w;
+  struct dem_h5_snapshot *snap;
+  struct dem_h5_snapshot_info info;
+  static double x[N][3];
+  static int body[N];
+  static size_t order[N];
+  const double scale = 1.5;
+  for (size_t i = 0; i < N; i++) {
+    for (int c = 0; c < 3; c++)
+      x[i][c] = (double)i + 0.125 * c;
+    body[i] = (int)(7 * i + 3);
+    order[i] = (i * 7919) % N; /* a permutation: 7919 is prime, N not its
+                                * multiple */
+  }
+  const struct dem_h5_column cols[] = {{.path = "spheres/position",
+                                        .type = DEM_H5_F64,
+                                        .rows = N,
+                                        .cols = 3,
+                                        .data = x,
+                                        .order = order},
+                                       {.path = "spheres/body",
+                                        .type = DEM_H5_I32,
+                                        .rows = N,
+                                        .data = body,
+                                        .order = order},
+                                       {.path = "spheres/velocity",
+                                        .type = DEM_H5_F64,
+                                        .rows = N,
+                                        .cols = 3,
+                                        .row = computed_row,
+                                        .ctx = &scale,
+                                        .order = order},
+                                       {.path = "spheres/radius",
+                                        .type = DEM_H5_F64,
+                                        .rows = N,
+                                        .cols = 3,
+                                        .row = computed_row,
+                                        .ctx = &scale}};
+  struct dem_snapshot s = {
+      .step = 1, .time = 0.5, .n_spheres = N, .columns = cols, .n_columns = 4};
+  tmp_path(path, sizeof path, "slabs.h5");
+  ck_assert_int_eq(dem_h5_create(path, 0, &run_info, &w), DEM_OK);
+  ck_assert_int_eq(dem_h5_snapshot_write(w, &s), DEM_OK);
+  ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+  ck_assert_int_eq(dem_h5_snapshot_open(path, -1, &snap, &info), DEM_OK);
+  for (int c = 0; c < 4; c++) {
+    size_t rows = N, width = cols[c].cols; /* the shape expected */
+    void *data = NULL;
+    ck_assert_int_eq(dem_h5_snapshot_read(snap, cols[c].path, cols[c].type,
+                                          &rows, &width, &data),
+                     DEM_OK);
+    ck_assert_uint_eq(rows, N);
+    ck_assert_uint_eq(width, cols[c].cols);
+    for (size_t k = 0; k < N; k++) {
+      size_t i = cols[c].order ? order[k] : k;
+      if (cols[c].type == DEM_H5_I32) {
+        ck_assert_int_eq(((int *)data)[k], body[i]);
+        continue;
+      }
+      double want[3];
+      if (cols[c].row)
+        computed_row(&scale, i, want);
+      else
+        memcpy(want, x[i], sizeof want);
+      ck_assert_mem_eq((double *)data + 3 * k, want, sizeof want);
+    }
+    free(data);
+  }
+  dem_h5_snapshot_close(snap);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Creating: overwrite protection and unwritable places                 */
 
@@ -841,6 +927,7 @@ static Suite *h5io_suite(void) {
   tcase_add_test(tc, test_summary_edge_cases);
   tcase_add_test(tc, test_snapshot_roundtrip);
   tcase_add_test(tc, test_empty_snapshot);
+  tcase_add_test(tc, test_snapshot_columns_in_slabs);
   tcase_add_test(tc, test_refuse_overwrite);
   tcase_add_test(tc, test_unwritable_directory);
   tcase_add_test(tc, test_read_errors);

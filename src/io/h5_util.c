@@ -97,6 +97,16 @@ hid_t dem_h5u_string_type(void) {
   return t;
 }
 
+hid_t dem_h5u_write_dxpl(void) {
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  if (dxpl >= 0 &&
+      H5Pset_buffer(dxpl, DEM_H5U_CONVERSION_BYTES, NULL, NULL) < 0) {
+    H5Pclose(dxpl);
+    return -1;
+  }
+  return dxpl;
+}
+
 hid_t dem_h5u_read_fapl(void) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0)
@@ -261,36 +271,48 @@ herr_t dem_h5u_doc(hid_t ds, const char *unit, const char *description) {
   return 0;
 }
 
-herr_t dem_h5u_write_array(hid_t g, const char *name, hid_t file_type,
-                           hid_t mem_type, size_t rows, size_t cols,
-                           const void *data, const char *unit,
+hid_t dem_h5u_create_array(hid_t g, const char *name, hid_t file_type,
+                           size_t rows, size_t cols, const char *unit,
                            const char *description) {
   hsize_t dims[2] = {rows, cols};
   hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL), ds;
-  herr_t rc = -1;
   if (space < 0)
     return -1;
   ds = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
                   H5P_DEFAULT);
-  if (ds >= 0) {
-    rc = dem_h5u_doc(ds, unit, description);
-    if (rc >= 0 && rows)
-      rc = H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-    if (H5Dclose(ds) < 0)
-      rc = -1;
-  }
   H5Sclose(space);
+  if (ds >= 0 && dem_h5u_doc(ds, unit, description) < 0) {
+    H5Dclose(ds);
+    return -1;
+  }
+  return ds;
+}
+
+herr_t dem_h5u_write_array(hid_t g, const char *name, hid_t file_type,
+                           hid_t mem_type, size_t rows, size_t cols,
+                           const void *data, const char *unit,
+                           const char *description) {
+  hid_t ds =
+      dem_h5u_create_array(g, name, file_type, rows, cols, unit, description);
+  herr_t rc = ds < 0 ? -1 : 0;
+  if (rc >= 0 && rows) {
+    hid_t dxpl = dem_h5u_write_dxpl();
+    rc = dxpl < 0 ? -1 : H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, dxpl, data);
+    if (dxpl >= 0)
+      H5Pclose(dxpl);
+  }
+  if (ds >= 0 && H5Dclose(ds) < 0)
+    rc = -1;
   return rc;
 }
 
-herr_t dem_h5u_append(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
-                      hid_t mem_type, const void *buf) {
+herr_t dem_h5u_write_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                          hid_t mem_type, const void *buf) {
   const int rank = cols ? 2 : 1;
-  hsize_t first[2] = {start, 0}, count[2] = {n, cols},
-          size[2] = {start + n, cols};
+  hsize_t first[2] = {start, 0}, count[2] = {n, cols};
   hid_t fs = -1, ms = -1;
   herr_t rc = -1;
-  if (H5Dset_extent(ds, size) >= 0 && (fs = H5Dget_space(ds)) >= 0 &&
+  if ((fs = H5Dget_space(ds)) >= 0 &&
       H5Sselect_hyperslab(fs, H5S_SELECT_SET, first, NULL, count, NULL) >= 0 &&
       (ms = H5Screate_simple(rank, count, NULL)) >= 0)
     rc = H5Dwrite(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
@@ -299,4 +321,12 @@ herr_t dem_h5u_append(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
   if (fs >= 0)
     H5Sclose(fs);
   return rc;
+}
+
+herr_t dem_h5u_append(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                      hid_t mem_type, const void *buf) {
+  hsize_t size[2] = {start + n, cols};
+  if (H5Dset_extent(ds, size) < 0)
+    return -1;
+  return dem_h5u_write_rows(ds, start, n, cols, mem_type, buf);
 }

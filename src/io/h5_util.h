@@ -37,6 +37,14 @@ dem_status dem_h5u_fail(const char *path, const char *what);
 /* A variable-length UTF-8 string type (caller closes it), or < 0. */
 hid_t dem_h5u_string_type(void);
 
+/* Dataset transfer properties for writing: HDF5's buffers for type
+ * conversion (the variable-length strings) at DEM_H5U_CONVERSION_BYTES
+ * instead of its 1 MB default, which it allocates whole for the smallest
+ * conversion and keeps on its free lists (caller closes it; < 0 on
+ * failure). */
+enum { DEM_H5U_CONVERSION_BYTES = 64 * 1024 };
+hid_t dem_h5u_write_dxpl(void);
+
 /* File access properties for reading: file locking off where the
  * library allows it, so a file still being written can be inspected. */
 hid_t dem_h5u_read_fapl(void);
@@ -68,6 +76,18 @@ herr_t dem_h5u_attr(hid_t loc, const char *name, hid_t file_type,
                     hid_t mem_type, const void *value);
 herr_t dem_h5u_string_attr(hid_t loc, const char *name, const char *value);
 herr_t dem_h5u_doc(hid_t ds, const char *unit, const char *description);
+
+/* A fixed 1-D (cols 0) or rows x cols dataset `name` of g with its unit
+ * and description, open (caller closes it), nothing written; < 0 on
+ * failure. */
+hid_t dem_h5u_create_array(hid_t g, const char *name, hid_t file_type,
+                           size_t rows, size_t cols, const char *unit,
+                           const char *description);
+
+/* Writes rows [start, start + n) of dataset ds (cols values a row; 0: a
+ * 1-D dataset) from buf. */
+herr_t dem_h5u_write_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                          hid_t mem_type, const void *buf);
 
 /* A fixed 1-D (cols 0) or rows x cols dataset `name` of g, written from
  * data (nothing to write when rows is 0), with its unit and

@@ -110,7 +110,10 @@ static herr_t write_config(hid_t file, const char *text) {
     ds = H5Dcreate2(file, "config", t, space, H5P_DEFAULT, H5P_DEFAULT,
                     H5P_DEFAULT);
     if (ds >= 0) {
-      rc = H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text);
+      hid_t dxpl = dem_h5u_write_dxpl();
+      rc = dxpl < 0 ? -1 : H5Dwrite(ds, t, H5S_ALL, H5S_ALL, dxpl, &text);
+      if (dxpl >= 0)
+        H5Pclose(dxpl);
       /* h5py reads string datasets as bytes; .asstr() decodes them. */
       if (rc >= 0)
         rc = dem_h5u_doc(ds, "1",

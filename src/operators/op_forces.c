@@ -1,5 +1,7 @@
 /* Operators of the force stage: reset, sphere update, neighbours, contact
  * forces, gather. */
+#include <malloc.h>
+#include <stdlib.h>
 #include "contact/contact.h"
 #include "contact/model.h"
 #include "operators/op_common.h"
@@ -69,8 +71,12 @@ static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {
     return DEM_OK;
   dem_near_place_all(sim); /* the build reads every sphere */
   dem_periodic_wrap(sim);  /* bodies back into the box: only here */
-  if (dem_body_order_due(sim) && (st = dem_body_order_sort(sim)))
-    return st;
+  if (dem_body_order_due(sim)) {
+    if ((st = dem_body_order_sort(sim)))
+      return st;
+    dem_body_order_release(&sim->nb);
+    if (getenv("TRIM")) malloc_trim(0);
+  }
   return dem_neighbors_build(sim);
 }
 

@@ -124,7 +124,9 @@ dem_status dem_run_flush_rows(struct dem_run *r) {
  * boundary. */
 static dem_status observe(struct dem_run *r, int snapshot) {
   struct dem_energy_row row;
-  dem_observe_energy(&r->obs, &r->sim, r->pipeline, &row);
+  dem_status st = dem_observe_energy(&r->obs, &r->sim, r->pipeline, &row);
+  if (st)
+    return st;
   if (!r->have_rows)
     r->first_row = row;
   r->last_row = row;
@@ -137,7 +139,6 @@ static dem_status observe(struct dem_run *r, int snapshot) {
     r->rows[r->n_rows++] = row;
     r->last_row_step = r->sim.step;
   }
-  dem_status st = DEM_OK;
   if (r->n_rows == sizeof r->rows / sizeof r->rows[0] || snapshot)
     st = dem_run_flush_rows(r);
   if (!st && snapshot) {

@@ -35,6 +35,18 @@ static void mesh_vertex(const void *ctx, size_t k, void *out) {
   dem_mesh_vertex_at(m->mesh, k, m->sim->t, out);
 }
 
+/* A column of body indices written as the bodies' ids, a row at a time
+ * as the snapshot is written. */
+struct dem_observed_ids {
+  const struct dem_sim *sim;
+  const int *index;
+};
+
+static void body_id_row(const void *ctx, size_t i, void *out) {
+  const struct dem_observed_ids *c = ctx;
+  *(int *)out = (int)c->sim->b.id[c->index[i]];
+}
+
 /* The mesh walls for /meshes and the sidecar, and their columns. */
 static dem_status observe_meshes(struct dem_observer *o,
                                  const struct dem_sim *sim) {
@@ -63,20 +75,17 @@ static dem_status observe_meshes(struct dem_observer *o,
 
 dem_status dem_observer_init(struct dem_observer *o,
                              const struct dem_sim *sim) {
-  size_t ns = sim->s.n ? sim->s.n : 1, n_fields = 0, n_ids = 0;
+  size_t n_fields = 0, n_ids = 0;
   memset(o, 0, sizeof *o);
   for (const struct dem_field *f = dem_fields; f->name; f++) {
     n_fields++;
     if (f->flags & DEM_FIELD_BODY_INDEX) /* one id column each */
-      n_ids += dem_item_count(sim, f->item) + 1;
+      n_ids++;
     if (f->flags & DEM_FIELD_XDMF) {
       o->n_xdmf++;
     }
   }
-  o->scratch = calloc(ns, sizeof *o->scratch);
-  o->body_ids = calloc(n_ids ? n_ids : 1, sizeof *o->body_ids);
-  o->scratch_n = ns;
-  o->ids_n = n_ids ? n_ids : 1;
+  o->id_rows = calloc(n_ids ? n_ids : 1, sizeof *o->id_rows);
   o->columns =
       calloc(n_fields + (sim->mw ? sim->mw->n : 0), sizeof *o->columns);
   o->xdmf = calloc(o->n_xdmf ? o->n_xdmf : 1, sizeof *o->xdmf);
@@ -88,8 +97,8 @@ dem_status dem_observer_init(struct dem_observer *o,
   o->walls = calloc(nw ? nw : 1, sizeof *o->walls);
   o->wall_load = calloc(nw ? nw : 1, sizeof *o->wall_load);
   o->wall_point = calloc(nw ? nw : 1, sizeof *o->wall_point);
-  if (!o->scratch || !o->body_ids || !o->columns || !o->xdmf || !o->shapes ||
-      !o->walls || !o->wall_load || !o->wall_point) {
+  if (!o->id_rows || !o->columns || !o->xdmf || !o->shapes || !o->walls ||
+      !o->wall_load || !o->wall_point) {
     dem_observer_free(o);
     return dem_fail(DEM_ERR_NOMEM, "out of memory");
   }
@@ -140,24 +149,7 @@ dem_status dem_observer_init(struct dem_observer *o,
 }
 
 dem_status dem_observer_fit(struct dem_observer *o, const struct dem_sim *sim) {
-  size_t ns = sim->s.n ? sim->s.n : 1, n_ids = 1;
-  for (const struct dem_field *f = dem_fields; f->name; f++)
-    if (f->flags & DEM_FIELD_BODY_INDEX)
-      n_ids += dem_item_count(sim, f->item) + 1;
-  if (ns > o->scratch_n) {
-    double *p = realloc(o->scratch, 2 * ns * sizeof *p);
-    if (!p)
-      return dem_fail(DEM_ERR_NOMEM, "out of memory");
-    o->scratch = p;
-    o->scratch_n = 2 * ns;
-  }
-  if (n_ids > o->ids_n) {
-    int *p = realloc(o->body_ids, 2 * n_ids * sizeof *p);
-    if (!p)
-      return dem_fail(DEM_ERR_NOMEM, "out of memory");
-    o->body_ids = p;
-    o->ids_n = 2 * n_ids;
-  }
+  (void)o, (void)sim; /* nothing sized by the items now */
   return DEM_OK;
 }
 
@@ -166,8 +158,7 @@ void dem_observer_free(struct dem_observer *o) {
     free(o->mesh_rows[k].path);
   free(o->mesh_rows);
   free(o->meshes);
-  free(o->scratch);
-  free(o->body_ids);
+  free(o->id_rows);
   free(o->pair_rows);
   free(o->wall_rows);
   free(o->columns);
@@ -179,10 +170,17 @@ void dem_observer_free(struct dem_observer *o) {
   memset(o, 0, sizeof *o);
 }
 
-void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
-                        const struct dem_pipeline *p,
-                        struct dem_energy_row *row) {
+dem_status dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
+                              const struct dem_pipeline *p,
+                              struct dem_energy_row *row) {
   struct dem_bodies *b = &sim->b;
+  (void)o;
+  /* The per-sphere sums in the neighbour build's scratch, free between
+   * builds (sim/scratch.h). */
+  dem_status st = dem_scratch_reserve(
+      &sim->nb.scratch, (sim->s.n ? sim->s.n : 1) * sizeof(double));
+  if (st)
+    return st;
   dem_pipeline_sync(p, sim, b->v_sync, b->w_sync);
   double kt = 0, kr = 0, grav = 0;
   for (size_t k = 0; k < b->n; k++) {
@@ -201,7 +199,7 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
   double in = 0;
   for (size_t k = 0; b->energy_in && k < b->n; k++)
     in += b->energy_in[b->index_of[k]]; /* id order: insertion order */
-  double el = dem_contact_elastic_energy(sim, o->scratch);
+  double el = dem_contact_elastic_energy(sim, sim->nb.scratch.p);
   double w[DEM_N_DISSIPATION];
   dem_contact_dissipated(sim, w);
   *row = (struct dem_energy_row){
@@ -219,6 +217,7 @@ void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
                     w[DEM_DISSIPATION_ROLLING],
       .wall_work = dem_contact_wall_work(sim),
       .inserted = in};
+  return DEM_OK;
 }
 
 const double *dem_observe_walls(struct dem_observer *o, struct dem_sim *sim) {
@@ -258,29 +257,28 @@ dem_status dem_observe_snapshot(struct dem_observer *o, struct dem_sim *sim,
   const size_t *rows[DEM_N_ITEMS] = {sim->b.index_of, sim->s.index_of,
                                      o->pair_rows, o->wall_rows};
   size_t n = 0;
-  int *ids = o->body_ids;
+  struct dem_observed_ids *ids = o->id_rows;
   for (const struct dem_field *f = dem_fields; f->name; f++) {
     int width = dem_field_width(sim, f);
     if (!(f->flags & DEM_FIELD_WRITTEN) || width == 0)
       continue;
     const void *data = dem_field_stored(f) ? dem_field_data(sim, f) : NULL;
-    size_t count = dem_item_count(sim, f->item);
+    dem_field_row_fn row = dem_field_compute(f);
+    const void *ctx = sim;
     if (f->flags & DEM_FIELD_BODY_INDEX) { /* indices now -> body ids */
-      const int *index = data;
-      for (size_t i = 0; i < count; i++)
-        ids[i] = (int)sim->b.id[index[i]];
-      data = ids;
-      ids += count + 1;
+      *ids = (struct dem_observed_ids){sim, data};
+      row = body_id_row;
+      ctx = ids++;
     }
     o->columns[n++] =
         (struct dem_h5_column){.path = f->path,
                                .type = h5_type(f->type),
-                               .rows = count,
+                               .rows = dem_item_count(sim, f->item),
                                .cols = width == 1 ? 0 : (size_t)width,
                                .data = data,
                                .order = rows[f->item],
-                               .row = dem_field_compute(f),
-                               .ctx = sim,
+                               .row = row,
+                               .ctx = ctx,
                                .unit = f->unit,
                                .description = f->description};
   }

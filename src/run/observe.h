@@ -6,13 +6,11 @@
 #include "operators/pipeline.h"
 #include "sim/sim.h"
 
-/* Scratch for per-sphere sums, the columns of a snapshot, and the rows of
- * what a snapshot writes in another order than the arrays'. */
+/* The columns of a snapshot, and the rows of what a snapshot writes in
+ * another order than the arrays'. */
 struct dem_observer {
-  double *scratch;
-  int *body_ids;
+  struct dem_observed_ids *id_rows; /* one per column of body ids */
   size_t *pair_rows, *wall_rows, rows_cap;
-  size_t scratch_n, ids_n; /* room in scratch and body_ids */
   struct dem_h5_column *columns;
   /* What the XDMF sidecar shows of the spheres and the bodies: the field
    * table's XDMF fields. */
@@ -43,9 +41,9 @@ dem_status dem_observer_fit(struct dem_observer *o, const struct dem_sim *sim);
 /* Energies at the current step boundary, with the velocities synchronised
  * by the scheme into b.v_sync and b.w_sync. Sums run in a fixed order: the
  * same for any thread count. */
-void dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
-                        const struct dem_pipeline *p,
-                        struct dem_energy_row *row);
+dem_status dem_observe_energy(struct dem_observer *o, struct dem_sim *sim,
+                              const struct dem_pipeline *p,
+                              struct dem_energy_row *row);
 
 /* The walls' loads at the current step boundary (n_walls x 6, force then
  * torque each; contact/wall_loads.h), from the forces of the last

@@ -12,12 +12,12 @@
 #include "sim/scan.h"
 
 struct dem_order_work {
-  size_t n_bodies, n_spheres; /* what the arrays below hold */
-  size_t *key, *order;        /* per body: cell, new -> old */
-  size_t *first;              /* n_bodies + 1: new first members */
-  size_t *sphere_order;       /* per sphere: new -> old */
-  void *buf;                  /* one array's worth, for the permutation */
-  size_t buf_bytes;
+  /* In the neighbour build's scratch (sim/scratch.h), laid out at each
+   * sort: the build that follows lays its own over them. */
+  size_t *key, *order;  /* per body: cell, new -> old */
+  size_t *first;        /* n_bodies + 1: new first members */
+  size_t *sphere_order; /* per sphere: new -> old */
+  void *buf;            /* one array's worth, for the permutation */
   struct dem_grid grid;
 };
 
@@ -35,41 +35,35 @@ void dem_body_order_release(struct dem_neighbors *nb) {
   struct dem_order_work *w = nb->order_work;
   if (!w)
     return;
-  free(w->key), free(w->order), free(w->first), free(w->sphere_order);
-  free(w->buf), free(w->grid.cell_start);
+  free(w->grid.cell_start);
   free(w);
   nb->order_work = NULL;
 }
 
-/* Scratch for n_bodies and n_spheres (fixed for a run: allocated once). */
-static dem_status reserve(const struct dem_sim *sim, struct dem_neighbors *nb,
+/* Scratch for n_bodies and n_spheres, in the neighbour build's. */
+static dem_status reserve(struct dem_sim *sim, struct dem_neighbors *nb,
                           size_t n_bodies, size_t n_spheres) {
   if (!nb->order_work && !(nb->order_work = calloc(1, sizeof *nb->order_work)))
     return dem_fail(DEM_ERR_NOMEM, "out of memory for sorting bodies");
   struct dem_order_work *w = nb->order_work;
-  if (w->n_bodies == n_bodies && w->n_spheres == n_spheres && w->buf)
-    return DEM_OK;
   /* The widest per-item array of bodies or of spheres. */
   size_t bytes = n_bodies * dem_fields_max_item_bytes(sim, DEM_ITEM_BODIES);
   size_t sb = n_spheres * dem_fields_max_item_bytes(sim, DEM_ITEM_SPHERES);
   if (sb > bytes)
     bytes = sb;
-  free(w->key), free(w->order), free(w->first), free(w->sphere_order);
-  free(w->buf);
-  w->key = malloc(n_bodies * sizeof *w->key);
-  w->order = malloc(n_bodies * sizeof *w->order);
-  w->first = malloc((n_bodies + 1) * sizeof *w->first);
-  w->sphere_order =
-      malloc((n_spheres ? n_spheres : 1) * sizeof *w->sphere_order);
-  w->buf = malloc(bytes ? bytes : 1);
-  if (!w->key || !w->order || !w->first || !w->sphere_order || !w->buf) {
-    w->n_bodies = w->n_spheres = 0;
-    return dem_fail(DEM_ERR_NOMEM,
-                    "out of memory for sorting %zu bodies of %zu spheres",
-                    n_bodies, n_spheres);
-  }
-  w->n_bodies = n_bodies;
-  w->n_spheres = n_spheres;
+  const size_t z = sizeof(size_t);
+  dem_status st = dem_scratch_reserve(
+      &nb->scratch,
+      2 * dem_scratch_size(n_bodies, z) + dem_scratch_size(n_bodies + 1, z) +
+          dem_scratch_size(n_spheres, z) + dem_scratch_size(bytes, 1));
+  if (st)
+    return st;
+  size_t at = 0;
+  w->key = dem_scratch_take(&nb->scratch, &at, n_bodies, z);
+  w->order = dem_scratch_take(&nb->scratch, &at, n_bodies, z);
+  w->first = dem_scratch_take(&nb->scratch, &at, n_bodies + 1, z);
+  w->sphere_order = dem_scratch_take(&nb->scratch, &at, n_spheres, z);
+  w->buf = dem_scratch_take(&nb->scratch, &at, bytes, 1);
   return DEM_OK;
 }
 

@@ -15,6 +15,7 @@
 #include "sim/near.h"
 #include "sim/periodic.h"
 #include "sim/scan.h"
+#include "sim/scratch.h"
 
 /* The pairs (i < j) one thread found, in the order it found them. */
 struct pair_buf {
@@ -24,7 +25,8 @@ struct pair_buf {
 };
 
 struct dem_nb_work {
-  size_t n_alloc; /* spheres the per-sphere arrays below hold */
+  size_t n_alloc; /* spheres nb->start and nb->active hold */
+  /* In the shared scratch (sim/scratch.h), laid out at each build. */
   size_t *cell_of, *order, *pos;
   unsigned char *candidate;
   double (*sx)[3], *sr; /* positions and radii in cell order */
@@ -33,9 +35,8 @@ struct dem_nb_work {
   struct pair_buf *tb;
   size_t *t_count; /* n_tb + 1: active spheres per thread, then offsets */
   int n_tb;
-  int *codes;          /* beside nb->list: the entries as pair codes */
-  size_t bodies_alloc; /* bodies the per-body arrays below hold */
-  size_t *bcell_of, *border;
+  int *codes;                /* beside nb->list: the entries as pair codes */
+  size_t *bcell_of, *border; /* in the scratch too */
   double *bradius;
   struct dem_grid bg;
 };
@@ -82,6 +83,41 @@ int dem_neighbors_stale(struct dem_sim *sim) {
 
 /* ---- allocation --------------------------------------------------------- */
 
+/* The build's scratch for n spheres and n_bodies bodies: order and
+ * candidate live through the build; one region after them serves in turn
+ * the broad phase (bcell_of, border, bradius), the cell keys (cell_of,
+ * until the counting sort), the search (sx, sr, sb) and the mirroring
+ * (pos), each phase done with it before the next writes. */
+static size_t work_bytes(size_t n, size_t n_bodies) {
+  size_t broad = 3 * dem_scratch_size(n_bodies, sizeof(size_t)),
+         keys = dem_scratch_size(n, sizeof(size_t)),
+         search = dem_scratch_size(n, 3 * sizeof(double)) +
+                  dem_scratch_size(n, sizeof(double)) +
+                  dem_scratch_size(n, sizeof(int));
+  size_t region = broad > keys ? broad : keys;
+  region = search > region ? search : region;
+  return dem_scratch_size(n, sizeof(size_t)) + dem_scratch_size(n, 1) + region;
+}
+
+static void work_layout(struct dem_nb_work *w, const struct dem_scratch *sc,
+                        size_t n, size_t n_bodies) {
+  size_t at = 0;
+  w->order = dem_scratch_take(sc, &at, n, sizeof *w->order);
+  w->candidate = dem_scratch_take(sc, &at, n, 1);
+  const size_t region = at;
+  w->bcell_of = dem_scratch_take(sc, &at, n_bodies, sizeof *w->bcell_of);
+  w->border = dem_scratch_take(sc, &at, n_bodies, sizeof *w->border);
+  w->bradius = dem_scratch_take(sc, &at, n_bodies, sizeof *w->bradius);
+  at = region;
+  w->cell_of = dem_scratch_take(sc, &at, n, sizeof *w->cell_of);
+  at = region;
+  w->sx = dem_scratch_take(sc, &at, n, sizeof *w->sx);
+  w->sr = dem_scratch_take(sc, &at, n, sizeof *w->sr);
+  w->sb = dem_scratch_take(sc, &at, n, sizeof *w->sb);
+  at = region;
+  w->pos = dem_scratch_take(sc, &at, n, sizeof *w->pos);
+}
+
 static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
                                size_t n_bodies) {
   if (!nb->work && !(nb->work = calloc(1, sizeof *nb->work)))
@@ -89,20 +125,10 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
   struct dem_nb_work *w = nb->work;
   if (w->n_alloc < n || !nb->start) {
     size_t m = n ? n : 1;
-    free(w->cell_of), free(w->order), free(w->pos), free(w->candidate);
-    free(w->sx), free(w->sr), free(w->sb);
     free(nb->start), free(nb->active);
-    w->sx = malloc(m * sizeof *w->sx);
-    w->sr = malloc(m * sizeof *w->sr);
-    w->sb = malloc(m * sizeof *w->sb);
-    w->cell_of = malloc(m * sizeof *w->cell_of);
-    w->order = malloc(m * sizeof *w->order);
-    w->pos = malloc(m * sizeof *w->pos);
-    w->candidate = malloc(m);
     nb->start = malloc((m + 1) * sizeof *nb->start);
     nb->active = malloc(m * sizeof *nb->active);
-    if (!w->cell_of || !w->order || !w->pos || !w->candidate || !nb->start ||
-        !nb->active || !w->sx || !w->sr || !w->sb) {
+    if (!nb->start || !nb->active) {
       w->n_alloc = 0;
       return dem_fail(DEM_ERR_NOMEM,
                       "out of memory for neighbour lists "
@@ -111,20 +137,10 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
     }
     w->n_alloc = n;
   }
-  if (w->bodies_alloc < n_bodies) {
-    free(w->bcell_of), free(w->border), free(w->bradius);
-    w->bcell_of = malloc(n_bodies * sizeof *w->bcell_of);
-    w->border = malloc(n_bodies * sizeof *w->border);
-    w->bradius = malloc(n_bodies * sizeof *w->bradius);
-    if (!w->bcell_of || !w->border || !w->bradius) {
-      w->bodies_alloc = 0;
-      return dem_fail(DEM_ERR_NOMEM,
-                      "out of memory for the broad phase of "
-                      "%zu bodies",
-                      n_bodies);
-    }
-    w->bodies_alloc = n_bodies;
-  }
+  dem_status st = dem_scratch_reserve(&nb->scratch, work_bytes(n, n_bodies));
+  if (st)
+    return st;
+  work_layout(w, &nb->scratch, n, n_bodies);
   int threads = omp_get_max_threads();
   if (w->n_tb < threads) {
     struct pair_buf *tb = realloc(w->tb, (size_t)threads * sizeof *tb);
@@ -149,10 +165,8 @@ void dem_neighbors_release(struct dem_neighbors *nb) {
   dem_near_release(nb);
   if (!w)
     return;
-  free(w->cell_of), free(w->order), free(w->pos), free(w->candidate);
-  free(w->sx), free(w->sr), free(w->sb), free(w->sg.cell_start),
-      free(w->bg.cell_start);
-  free(w->bcell_of), free(w->border), free(w->bradius);
+  dem_scratch_release(&nb->scratch);
+  free(w->sg.cell_start), free(w->bg.cell_start);
   for (int t = 0; t < w->n_tb; t++)
     free(w->tb[t].ij);
   free(w->tb);
@@ -168,10 +182,8 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
     return 0;
   size_t bytes = sizeof *w + nb->capacity * 2 * sizeof *nb->list;
   bytes += (w->n_alloc + 1) * sizeof *nb->start;
-  bytes += w->n_alloc * (sizeof *nb->active + 3 * sizeof(size_t) + 1 +
-                         sizeof *w->sx + sizeof *w->sr + sizeof *w->sb);
+  bytes += w->n_alloc * sizeof *nb->active + nb->scratch.bytes;
   bytes += (w->sg.cells_alloc + w->bg.cells_alloc) * sizeof(size_t);
-  bytes += w->bodies_alloc * (2 * sizeof(size_t) + sizeof(double));
   for (int t = 0; t < w->n_tb; t++)
     bytes += w->tb[t].cap * sizeof *w->tb[t].ij;
   return bytes;

@@ -9,6 +9,7 @@
 #include "dem/status.h"
 #include "integrators/rotation.h"
 #include "shape/shape.h"
+#include "sim/scratch.h"
 
 #include "core/parallel.h"
 
@@ -179,8 +180,11 @@ struct dem_neighbors {
   int *active;
   size_t n_active;
   long builds;
-  size_t n_candidates;               /* spheres the sphere phase searched */
-  struct dem_nb_work *work;          /* cell grids and scratch, private */
+  size_t n_candidates;      /* spheres the sphere phase searched */
+  struct dem_nb_work *work; /* cell grids and scratch, private */
+  /* Scratch the build, the spatial sort and the observer's sums borrow
+   * in turn (sim/scratch.h). */
+  struct dem_scratch scratch;
   struct dem_order_work *order_work; /* the spatial sort's, private */
 };
 
