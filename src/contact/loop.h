@@ -670,11 +670,12 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
 }
 
 /* Every contact of list c: a parallel region from DEM_PARALLEL_MIN / 4
- * contacts (a contact costs several spheres' work), else plainly. */
+ * contacts (a contact costs several spheres' work) when there is more
+ * than one thread (as DEM_PARALLEL_IF), else plainly. */
 #define dem_contact_list_loop(sim, c, walls, periodic, dt, kernel, lanes,      \
                               release, flags)                                  \
   do {                                                                         \
-    if ((c)->n > DEM_PARALLEL_MIN / 4) {                                       \
+    if ((c)->n > DEM_PARALLEL_MIN / 4 && omp_get_max_threads() > 1) {          \
       _Pragma("omp parallel")                                                  \
           dem_contact_slice((sim), (c), (walls), (periodic), (dt), (kernel),   \
                             (lanes), (release), (flags), 1);                   \

@@ -2,6 +2,8 @@
 #ifndef DEM_PARALLEL_H
 #define DEM_PARALLEL_H
 
+#include <omp.h>
+
 /* Runs the statement (the arguments after `pragma`, commas and all) under
  * the OpenMP directive `pragma` (its words, not a string: a long string
  * would be split, which _Pragma refuses) when `cond` holds, else plainly. A
@@ -9,10 +11,12 @@
  * (a team of one, and futex wake-ups when it ends): about ten a step, the
  * system time of a small run. Run plainly, the worksharing directives
  * inside the statement (written _Pragma("omp for ...")) bind to no team:
- * one thread does every iteration, with no lock and no system call. */
+ * one thread does every iteration, with no lock and no system call. With
+ * one thread (--threads 1) every loop runs plainly, whatever its size, so
+ * the thresholds can be low without costing serial runs anything. */
 #define DEM_PARALLEL_IF(cond, pragma, ...)                                     \
   do {                                                                         \
-    if (cond) {                                                                \
+    if ((cond) && omp_get_max_threads() > 1) {                                 \
       _Pragma(#pragma) __VA_ARGS__                                             \
     } else {                                                                   \
       __VA_ARGS__                                                              \

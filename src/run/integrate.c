@@ -195,27 +195,43 @@ static long find_tunnelled(const struct dem_sim *sim, int *wall) {
   return -1;
 }
 
-/* A parallel scan that only says whether something is wrong: x * 0 is NaN
- * exactly when x is not finite, so one sum per body covers every field.
- * The serial scans below then name the culprit deterministically. */
+/* Whether any of a[0..n) is not finite: x * 0 is NaN exactly when x is
+ * not finite, and a sum of zeros and NaNs is NaN in any order, so the sum
+ * may be reassociated into SIMD lanes. */
+static int nonfinite(const double *a, long n) {
+  double z = 0.0;
+#pragma omp simd reduction(+ : z)
+  for (long i = 0; i < n; i++)
+    z += a[i] * 0.0;
+  return z != 0.0;
+}
+
+/* Bodies [i0, i1): one of them has a field that is not finite. */
+static int bodies_suspect(const struct dem_bodies *b, long i0, long i1) {
+  const long n = i1 - i0;
+  if (n <= 0)
+    return 0;
+  return nonfinite(b->x[i0], 3 * n) | nonfinite(b->v[i0], 3 * n) |
+         nonfinite(b->w[i0], 3 * n) | nonfinite(b->force[i0], 3 * n) |
+         nonfinite(b->torque[i0], 3 * n) | nonfinite(b->q[i0], 4 * n);
+}
+
+/* A parallel scan that only says whether something is wrong (each
+ * thread its slice of the bodies, in SIMD lanes); the serial scans below
+ * then name the culprit deterministically. */
 static int state_suspect(const struct dem_sim *sim) {
   const struct dem_bodies *b = &sim->b;
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *w = &sim->walls;
   long nb = (long)b->n, ns = (long)s->n;
   int bad = 0;
-  DEM_PARALLEL_IF(
-      nb > DEM_PARALLEL_MIN,
-      omp parallel for schedule(static) reduction(| : bad),
-      for (long i = 0; i < nb; i++) {
-    double z = 0.0;
-    for (int k = 0; k < 3; k++)
-      z += b->x[i][k] * 0.0 + b->v[i][k] * 0.0 + b->w[i][k] * 0.0 +
-           b->force[i][k] * 0.0 + b->torque[i][k] * 0.0;
-    for (int k = 0; k < 4; k++)
-      z += b->q[i][k] * 0.0;
-    bad |= z != 0.0;
-      });
+  DEM_PARALLEL_IF(nb > DEM_PARALLEL_MIN,
+                  omp parallel reduction(|
+                                         : bad),
+                  {
+                    long t = omp_get_thread_num(), nt = omp_get_num_threads();
+                    bad |= bodies_suspect(b, nb * t / nt, nb * (t + 1) / nt);
+                  });
   if (bad || !w->enabled)
     return bad;
   if (s->escape_known) /* update_spheres looked as it placed them */
