@@ -1,7 +1,5 @@
 /* Operators of the force stage: reset, sphere update, neighbours, contact
  * forces, gather. */
-#include <malloc.h>
-#include <stdlib.h>
 #include "contact/contact.h"
 #include "contact/model.h"
 #include "operators/op_common.h"
@@ -74,8 +72,7 @@ static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {
   if (dem_body_order_due(sim)) {
     if ((st = dem_body_order_sort(sim)))
       return st;
-    dem_body_order_release(&sim->nb);
-    if (getenv("TRIM")) malloc_trim(0);
+    dem_body_order_release(&sim->nb); /* its grid, until the next sort */
   }
   return dem_neighbors_build(sim);
 }
