@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Frictional, damped runs (hertz_mindlin) end bitwise the same: N + N steps restarted vs 2N, for all twelve named schemes; 1 vs 2 threads; bodies in spatial order or not; and a settling pile's energy balance closes.
+# Frictional, damped runs (hertz_mindlin) end bitwise the same: N + N steps restarted vs 2N, for all twelve named schemes; 1 vs 2 threads; bodies in spatial order or not; the base and the AVX2 kernels; and a settling pile's energy balance closes.
 # Usage: bash tests/cli_friction.sh DEM_BINARY SOURCE_DIR
 # DEM_TEST_QUICK=1 (the sanitizer build) runs fewer schemes.
 NAME=cli_friction
@@ -77,6 +77,12 @@ same t1.h5 t2.h5 "1 vs 2 threads"
 rc=$?
 expect_rc 0 "unsorted"
 same t1.h5 unsorted.h5 "sorted vs unsorted"
+# The contact law's lane kernels for any x86-64 and for AVX2 (where the
+# processor has it, chosen at run time; DEM_ISA=base caps the choice).
+DEM_ISA=base "$DEM" run pile.yaml -q -o base.h5 --force --threads 1 2> err
+rc=$?
+expect_rc 0 "DEM_ISA=base"
+same t1.h5 base.h5 "the base kernels vs the best this processor runs"
 
 # dem check prints the pair table: the pair given and the mixed ones.
 "$DEM" check pile.yaml 2> err
