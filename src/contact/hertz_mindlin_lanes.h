@@ -40,6 +40,20 @@ static inline vm cap(vd a[3], vd limit) {
   return over;
 }
 
+/* A spring of the history (slot q): its last value `old`, and that
+ * value turned into the plane of n and moved by the step, s = old in the
+ * plane - k dt (the move's part in the plane). */
+static inline void turned_spring(vd s[3], vd old[3], struct dem_lanes *in,
+                                 int l, int q, const vd n[3], const vd move[3],
+                                 vd k, vd dt) {
+  vd move_t[3];
+  w3_gather(old, in->state, l, q);
+  w3_copy(s, old);
+  into_plane(s, n);
+  tangential(move_t, move, n);
+  w3_axpy(s, -k * dt, move_t);
+}
+
 /* Rolling inertia of the pair, Ai et al.: 1/I = 1/(I_i + m_i r_i^2) +
  * 1/(I_j + m_j r_j^2), with the spheres' I = 2/5 m r^2 (a wall: 0). */
 static inline vd rolling_inertia(vd mi, vd ri, vd mj, vd rj) {
@@ -86,12 +100,8 @@ static inline void law(struct dem_lanes *in, int l) {
   /* Tangential: the spring's force turned into the plane, increased by
    * the motion of the step, a dashpot, Coulomb's limit. */
   const vd kt = kt_kn * kn; /* 8 G* sqrt(R* d) */
-  vd fs[3], fs_old[3], vt[3], ut[3], ftd[3], ft[3];
-  w3_gather(fs_old, in->state, l, DEM_HM_FS);
-  w3_copy(fs, fs_old);
-  into_plane(fs, n);
-  tangential(ut, v_move, n);
-  w3_axpy(fs, -kt * dt, ut);
+  vd fs[3], fs_old[3], vt[3], ftd[3], ft[3];
+  turned_spring(fs, fs_old, in, l, DEM_HM_FS, n, v_move, kt, dt);
   tangential(vt, v, n);
   w3_scale(ftd, vt, -cn * sqrt_kt_kn); /* alpha sqrt(m* k_t) */
   w3_add(ft, fs, ftd);
@@ -104,12 +114,8 @@ static inline void law(struct dem_lanes *in, int l) {
   /* Rolling: a spring with a plastic limit and a dashpot below it. */
   const vm rolls = mu_r > 0;
   const vd kr = 2.25 * kn * mu_r * mu_r * rstar * rstar;
-  vd ms[3], ms_old[3], mrd[3], mr[3], wr[3], wr_move[3];
-  w3_gather(ms_old, in->state, l, DEM_HM_MS);
-  w3_copy(ms, ms_old);
-  into_plane(ms, n);
-  tangential(wr_move, w_move, n);
-  w3_axpy(ms, -kr * dt, wr_move);
+  vd ms[3], ms_old[3], mrd[3], mr[3], wr[3];
+  turned_spring(ms, ms_old, in, l, DEM_HM_MS, n, w_move, kr, dt);
   const vm limit = cap(ms, mu_r * rstar * fn);
   tangential(wr, w, n);
   const vd inertia = rolling_inertia(g.mi, g.ri, g.mj, g.rj);

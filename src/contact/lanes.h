@@ -169,6 +169,22 @@ static inline void vpoint_velocity(vd out[3], const vd p[3], const vd xb[3],
   w3_add(out, v, wxr);
 }
 
+/* At p, the bodies idx[l + a]: the material's velocity vc and the body's
+ * angular velocity wc that the forces see (v_contact, w_contact), and
+ * those of the motion, vm and wm (v, w_move). */
+static inline void vbody_motion(const struct dem_bodies *b, const int *idx,
+                                int l, const vd p[3], vd vc[3], vd wc[3],
+                                vd vm[3], vd wm[3]) {
+  vd xb[3], v[3];
+  w3_body(xb, b->x, idx, l);
+  w3_body(v, b->v_contact, idx, l);
+  w3_body(wc, b->w_contact, idx, l);
+  vpoint_velocity(vc, p, xb, v, wc);
+  w3_body(v, b->v, idx, l);
+  w3_body(wm, b->w_move, idx, l);
+  vpoint_velocity(vm, p, xb, v, wm);
+}
+
 /* Flat walls' lanes [l, l + DEM_VW): the rest of the geometry
  * (dem_wall_touch) and the kinematics (dem_pair_kinematics against a wall
  * at rest) that contact/loop.h gives one contact at a time, the same
@@ -184,16 +200,10 @@ static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
   g->rj = g->arm_j = zero;
   g->arm_i = vload(in->arm_i + l);
 
-  vd p[3], xb[3], v[3];
+  vd p[3];
   w3_load(p, in->x, l);
   w3_axpy(p, -g->arm_i / g->dist, g->d);
-  w3_body(xb, b->x, in->bi, l);
-  w3_body(v, b->v_contact, in->bi, l);
-  w3_body(g->w, b->w_contact, in->bi, l);
-  vpoint_velocity(g->v, p, xb, v, g->w);
-  w3_body(v, b->v, in->bi, l);
-  w3_body(g->w_move, b->w_move, in->bi, l);
-  vpoint_velocity(g->v_move, p, xb, v, g->w_move);
+  vbody_motion(b, in->bi, l, p, g->v, g->w, g->v_move, g->w_move);
   g->mstar = g->mi = vbody(b->mass, 1, in->bi, l, 0);
   g->mj = zero;
 }
@@ -214,30 +224,18 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   g->arm_i = g->ri - 0.5 * g->overlap;
   g->arm_j = g->rj - 0.5 * g->overlap;
 
-  vd p[3], xb[3], v[3], wc_i[3], wm_i[3], wc_j[3], wm_j[3];
+  vd p[3], wc_i[3], wm_i[3], wc_j[3], wm_j[3];
   vd vi[3], mi[3], vj[3], mj[3];
   w3_load(p, in->x, l);
   w3_axpy(p, -g->arm_i / g->dist, g->d);
-  w3_body(xb, b->x, in->bi, l);
-  w3_body(v, b->v_contact, in->bi, l);
-  w3_body(wc_i, b->w_contact, in->bi, l);
-  vpoint_velocity(vi, p, xb, v, wc_i);
-  w3_body(v, b->v, in->bi, l);
-  w3_body(wm_i, b->w_move, in->bi, l);
-  vpoint_velocity(mi, p, xb, v, wm_i);
+  vbody_motion(b, in->bi, l, p, vi, wc_i, mi, wm_i);
   g->mi = vbody(b->mass, 1, in->bi, l, 0);
   if (in->periodic) { /* the point in the partner's image */
     vd shift[3];
     w3_load(shift, in->shift, l);
     w3_sub(p, p, shift);
   }
-  w3_body(xb, b->x, in->bj, l);
-  w3_body(v, b->v_contact, in->bj, l);
-  w3_body(wc_j, b->w_contact, in->bj, l);
-  vpoint_velocity(vj, p, xb, v, wc_j);
-  w3_body(v, b->v, in->bj, l);
-  w3_body(wm_j, b->w_move, in->bj, l);
-  vpoint_velocity(mj, p, xb, v, wm_j);
+  vbody_motion(b, in->bj, l, p, vj, wc_j, mj, wm_j);
   w3_sub(g->v, vi, vj);
   w3_sub(g->v_move, mi, mj);
   w3_sub(g->w, wc_i, wc_j);
