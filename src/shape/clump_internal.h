@@ -36,6 +36,13 @@ struct slice_work {
   size_t *active, *next; /* spheres the plane may cut, in index order (n) */
   size_t *incoming;      /* spheres the sweep reaches at this plane (n) */
   struct interval *arcs; /* covered angular intervals of one circle */
+  /* Per neighbour entry e of sphere i (adj->nbr[e] = j): the direction
+   * atan2(dy, dx) from disk i's centre to disk j's, the same in every
+   * plane, so computed once (dem_disk_union_prepare). */
+  double *theta;
+  /* The antiderivatives at 0 and 2 pi, where every circle's arcs start and
+   * end (dem_disk_union_prepare). */
+  double f_zero[11], f_two_pi[11];
 };
 
 /* Height of sphere i's centre above ref. */
@@ -67,6 +74,10 @@ struct slicing {
   size_t *bp_start;
   double work; /* circle evaluations of level 0 */
 };
+
+/* Fills w->theta (adj->start[n] entries) and w->f_zero, w->f_two_pi
+ * (disk_union.c). */
+void dem_disk_union_prepare(struct slice_work *w, size_t n);
 
 /* Exact area moments m[6] = {A, int x, int y, int x^2, int y^2, int xy} of
  * the union of the k disks of w in one plane (disk_union.c). */

@@ -233,6 +233,7 @@ void dem_clump_slicing_free(struct slicing *s) {
   free(s->w.slot);
   free(s->sweep);
   free(s->w.arcs);
+  free(s->w.theta);
   free(s->comps);
   free(s->start);
   free(s->members);
@@ -331,10 +332,11 @@ dem_status dem_clump_slicing_init(struct slicing *s,
   w->slot = malloc(n * sizeof *w->slot);
   w->active = s->sweep = malloc(3 * n * sizeof *w->active);
   w->arcs = malloc(2 * (adj->max_degree + 1) * sizeof *w->arcs);
+  w->theta = malloc((adj->start[n] + 1) * sizeof *w->theta);
   s->start = malloc((n + 1) * sizeof *s->start);
   s->members = malloc(n * sizeof *s->members);
   if (!w->a || !w->disk_sphere || !w->slot || !w->active || !w->arcs ||
-      !s->start || !s->members)
+      !w->theta || !s->start || !s->members)
     return DEM_ERR_NOMEM;
   w->b = w->a + n;
   w->rho = w->a + 2 * n;
@@ -346,5 +348,8 @@ dem_status dem_clump_slicing_init(struct slicing *s,
   if (s->nc == 0)
     return DEM_ERR_NOMEM;
   s->overlaps = s->nc < n;
-  return s->overlaps ? prepare_components(s, n) : DEM_OK;
+  if (!s->overlaps)
+    return DEM_OK;
+  dem_disk_union_prepare(w, n);
+  return prepare_components(s, n);
 }

@@ -26,14 +26,13 @@ static void trig_antiderivatives(double t, double f[11]) {
 
 /* Adds to m[6] = {A, int x, int y, int x^2, int y^2, int xy} (over the
  * area) the Green's-theorem line integrals along the counter-clockwise arc
- * t1..t2 of the circle of centre (a, b) and radius r:
+ * t1..t2 of the circle of centre (a, b) and radius r, given the
+ * antiderivatives f1 at t1 and f2 at t2:
  * A = int x dy, int x = int x^2/2 dy, int y = -int y^2/2 dx,
  * int x^2 = int x^3/3 dy, int y^2 = -int y^3/3 dx, int xy = int x^2 y/2 dy. */
-static void arc_integrals(double a, double b, double r, double t1, double t2,
-                          double m[6]) {
-  double f1[11], f2[11], g[11];
-  trig_antiderivatives(t1, f1);
-  trig_antiderivatives(t2, f2);
+static void arc_integrals(double a, double b, double r, const double f1[11],
+                          const double f2[11], double m[6]) {
+  double g[11];
   for (int i = 0; i < 11; i++)
     g[i] = f2[i] - f1[i];
   double r2 = r * r, r3 = r2 * r;
@@ -51,6 +50,21 @@ static void arc_integrals(double a, double b, double r, double t1, double t2,
   m[5] += 0.5 * r *
           (a * a * b * g[0] + a * a * r * g[8] + 2 * a * b * r * g[2] +
            2 * a * r2 * g[9] + b * r2 * g[4] + r3 * g[10]);
+}
+
+void dem_disk_union_prepare(struct slice_work *w, size_t n) {
+  const struct dem_sphere_adjacency *adj = w->adj;
+  const double *ref = w->ref;
+  for (size_t i = 0; i < n; i++) {
+    /* As the disks have them: centres relative to ref, then j - i. */
+    double ai = w->sp[i].center[0] - ref[0], bi = w->sp[i].center[1] - ref[1];
+    for (size_t e = adj->start[i]; e < adj->start[i + 1]; e++) {
+      const double *cj = w->sp[adj->nbr[e]].center;
+      w->theta[e] = atan2((cj[1] - ref[1]) - bi, (cj[0] - ref[0]) - ai);
+    }
+  }
+  trig_antiderivatives(0.0, w->f_zero);
+  trig_antiderivatives(2.0 * DEM_PI, w->f_two_pi);
 }
 
 static int compare_interval(const void *pa, const void *pb) {
@@ -82,7 +96,8 @@ static void sort_intervals(struct interval *iv, size_t k) {
  * (a_i, b_i, rho_i): each circle contributes the arcs that no other disk
  * covers. A disk inside another contributes nothing; of identical disks the
  * first one counts. Only disks of neighbouring spheres can cover a circle,
- * so each circle looks at those alone. */
+ * so each circle looks at those alone. The antiderivatives at an arc's ends
+ * are evaluated once each, and taken from w at 0 and 2 pi. */
 void dem_disk_union_moments(size_t k, struct slice_work *w, double m[6]) {
   const double two_pi = 2.0 * DEM_PI;
   const struct dem_sphere_adjacency *adj = w->adj;
@@ -110,8 +125,8 @@ void dem_disk_union_moments(size_t k, struct slice_work *w, double m[6]) {
       if (ri >= d + rj)
         continue; /* disk j inside disk i */
       double ca = (ri * ri + d2 - rj * rj) / (2.0 * ri * d);
-      double alpha = acos(fmax(-1.0, fmin(1.0, ca)));
-      double lo = atan2(dy, dx) - alpha;
+      double alpha = acos(ca < -1.0 ? -1.0 : ca > 1.0 ? 1.0 : ca);
+      double lo = w->theta[e] - alpha;
       if (lo < 0)
         lo += two_pi;
       double hi = lo + 2.0 * alpha;
@@ -124,17 +139,26 @@ void dem_disk_union_moments(size_t k, struct slice_work *w, double m[6]) {
     if (covered)
       continue;
     if (na == 0) {
-      arc_integrals(ai, bi, ri, 0.0, two_pi, m);
+      arc_integrals(ai, bi, ri, w->f_zero, w->f_two_pi, m);
       continue;
     }
     sort_intervals(w->arcs, na);
     double t = 0.0; /* end of the covered part so far */
+    double ft[11], flo[11];
     for (size_t c = 0; c < na; c++) {
-      if (w->arcs[c].lo > t)
-        arc_integrals(ai, bi, ri, t, w->arcs[c].lo, m);
-      t = fmax(t, w->arcs[c].hi);
+      double lo = w->arcs[c].lo, hi = w->arcs[c].hi;
+      if (lo > t) {
+        if (t != 0.0)
+          trig_antiderivatives(t, ft);
+        trig_antiderivatives(lo, flo);
+        arc_integrals(ai, bi, ri, t != 0.0 ? ft : w->f_zero, flo, m);
+      }
+      t = hi > t ? hi : t;
     }
-    if (t < two_pi)
-      arc_integrals(ai, bi, ri, t, two_pi, m);
+    if (t < two_pi) {
+      if (t != 0.0)
+        trig_antiderivatives(t, ft);
+      arc_integrals(ai, bi, ri, t != 0.0 ? ft : w->f_zero, w->f_two_pi, m);
+    }
   }
 }
