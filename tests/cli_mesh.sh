@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Triangle-mesh walls: a box of 12 STL triangles (ASCII and binary) gives the analytic box's trajectories to 1e-9 over 1 s (hits on edges and corners); one contact across a flat patch's shared edge; the sphere-point Hertz force at a convex edge and corner; a moving piston's wall work closes the energy balance; restart N + N = 2N and 1 vs 2 threads bitwise; bad meshes refused (exit 2).
+# Triangle-mesh walls: a box of 12 STL triangles (ASCII and binary) gives the analytic box's trajectories to 1e-8 over 1 s (hits on edges and corners); one contact across a flat patch's shared edge; the sphere-point Hertz force at a convex edge and corner; a moving piston's wall work closes the energy balance; restart N + N = 2N and 1 vs 2 threads bitwise; bad meshes refused (exit 2).
 # Usage: bash tests/cli_mesh.sh DEM_BINARY SOURCE_DIR
 NAME=cli_mesh
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +48,11 @@ for k in a['snapshots']:
 hits = sum(int(np.any(a['snapshots'][k]['wall_contacts/force'][()] != 0)) for k in a['snapshots']
            if 'wall_contacts/force' in a['snapshots'][k])
 t = a['snapshots'][sorted(a['snapshots'])[-1]].attrs['time']
-if n < 20 or t < 1.0 or worst > 1e-9:
+# Mesh and plane round differently in the contacts, and the bodies' paths
+# grow that chaotically: with the rod started 1-4 ulps away in x or y, 14
+# runs ended between 8e-13 and 2.4e-9 apart; a face contact point off by
+# 1e-7 of itself ends 0.1 apart.
+if n < 20 or t < 1.0 or worst > 1e-8:
     sys.exit('%d snapshots to t = %g, max difference %.3g' % (n, t, worst))
 print('max difference %.3g' % worst)
 EOF
