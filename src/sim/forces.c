@@ -2,8 +2,25 @@
  * thread-count independent). */
 #include "sim/forces.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #include "core/vec3.h"
 #include "sim/near.h"
+
+/* Whether the rows a[0..m) are all zero (+0 or -0), as a[i][j] == 0 for
+ * each says, on the bits: one test, where the comparisons of doubles are
+ * three instructions each with a branch for NaN. */
+static inline __attribute__((always_inline)) int zero_rows(const double (*a)[3],
+                                                           size_t m) {
+  uint64_t acc = 0, x, y, z;
+  for (size_t i = 0; i < m; i++) {
+    memcpy(&x, &a[i][0], sizeof x), memcpy(&y, &a[i][1], sizeof y);
+    memcpy(&z, &a[i][2], sizeof z);
+    acc |= x | y | z;
+  }
+  return (acc << 1) == 0; /* all bits but the signs clear */
+}
 
 /* Sphere k's force and torque added to its body's sums f and t (about
  * the body's centre xb), and zeroed; `torques` (a constant in each
@@ -12,11 +29,10 @@ static inline __attribute__((always_inline)) void
 add_sphere(struct dem_spheres *s, const double xb[3], size_t k, double f[3],
            double t[3], const int torques) {
   double *fk = s->force[k];
-  int turns = torques && (s->torque[k][0] != 0 || s->torque[k][1] != 0 ||
-                          s->torque[k][2] != 0);
+  int turns = torques && !zero_rows(s->torque + k, 1);
   /* Spheres without contact add nothing, bitwise: f and t start at +0
    * and never become -0, so adding +-0 leaves them as they are. */
-  if (fk[0] == 0 && fk[1] == 0 && fk[2] == 0 && !turns)
+  if (zero_rows(s->force + k, 1) && !turns)
     return;
   double arm[3], c[3];
   v3_add(f, f, fk);
@@ -41,9 +57,16 @@ gather_body(struct dem_bodies *b, struct dem_spheres *s, long bi,
   if (act)
     for (size_t a = act[bi]; a < act[bi + 1]; a++)
       add_sphere(s, b->x[bi], (size_t)active[a], f, t, torques);
-  else
-    for (size_t k = b->first_member[bi]; k < b->first_member[bi + 1]; k++)
-      add_sphere(s, b->x[bi], k, f, t, torques);
+  else {
+    /* A body's members are contiguous: one test tells whether any of
+     * them has a force (or a torque), where most in a loose packing have
+     * none. */
+    const size_t k0 = b->first_member[bi], k1 = b->first_member[bi + 1];
+    if (!zero_rows(s->force + k0, k1 - k0) ||
+        (torques && !zero_rows(s->torque + k0, k1 - k0)))
+      for (size_t k = k0; k < k1; k++)
+        add_sphere(s, b->x[bi], k, f, t, torques);
+  }
   v3_axpy(f, b->mass[bi], g);
   v3_add(b->force[bi], b->force[bi], f);
   v3_add(b->torque[bi], b->torque[bi], t);
