@@ -1,6 +1,8 @@
 /* A rotation integrator run over the bodies' arrays, a block at a time. */
 #include "operators/rot_bodies.h"
 
+#include <string.h>
+
 #include "core/quat.h"
 
 /* A full block works in place in the bodies' arrays; a shorter one (the
@@ -19,14 +21,21 @@ static void block_view(struct dem_rot_block *k, const struct dem_bodies *b,
 static void block_rows(struct dem_rot_block *k, struct dem_rot_rows *r,
                        const struct dem_bodies *b, size_t i0, size_t n,
                        int n_aux) {
-  for (size_t l = 0; l < DEM_ROT_LANES; l++) {
-    size_t i = i0 + (l < n ? l : n - 1);
-    q_copy(r->q[l], b->q[i]);
-    v3_copy(r->w[l], b->w[i]);
-    v3_copy(r->inertia[l], b->inertia[i]);
-    v3_copy(r->torque[l], b->torque[i]);
+  /* The n rows at once (the fields' rows are contiguous), then the
+   * padding: copies of the last. */
+  memcpy(r->q, b->q[i0], n * sizeof *r->q);
+  memcpy(r->w, b->w[i0], n * sizeof *r->w);
+  memcpy(r->inertia, b->inertia[i0], n * sizeof *r->inertia);
+  memcpy(r->torque, b->torque[i0], n * sizeof *r->torque);
+  if (n_aux)
+    memcpy(r->aux, b->rot_aux + i0 * DEM_ROT_AUX, n * sizeof *r->aux);
+  for (size_t l = n; l < DEM_ROT_LANES; l++) {
+    q_copy(r->q[l], r->q[n - 1]);
+    v3_copy(r->w[l], r->w[n - 1]);
+    v3_copy(r->inertia[l], r->inertia[n - 1]);
+    v3_copy(r->torque[l], r->torque[n - 1]);
     for (int c = 0; c < n_aux; c++)
-      r->aux[l][c] = b->rot_aux[i * DEM_ROT_AUX + c];
+      r->aux[l][c] = r->aux[n - 1][c];
   }
   k->q = r->q;
   k->w = r->w;
