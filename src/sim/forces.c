@@ -5,14 +5,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <omp.h>
+
+#include "core/isa.h"
 #include "core/vec3.h"
 #include "sim/near.h"
 
 /* Whether the rows a[0..m) are all zero (+0 or -0), as a[i][j] == 0 for
  * each says, on the bits: one test, where the comparisons of doubles are
  * three instructions each with a branch for NaN. */
-static inline __attribute__((always_inline)) int zero_rows(const double (*a)[3],
-                                                           size_t m) {
+static DEM_ALWAYS_INLINE int zero_rows(const double (*a)[3], size_t m) {
   uint64_t acc = 0, x, y, z;
   for (size_t i = 0; i < m; i++) {
     memcpy(&x, &a[i][0], sizeof x), memcpy(&y, &a[i][1], sizeof y);
@@ -25,9 +27,10 @@ static inline __attribute__((always_inline)) int zero_rows(const double (*a)[3],
 /* Sphere k's force and torque added to its body's sums f and t (about
  * the body's centre xb), and zeroed; `torques` (a constant in each
  * caller's loop) says whether spheres carry torques of their own. */
-static inline __attribute__((always_inline)) void
-add_sphere(struct dem_spheres *s, const double xb[3], size_t k, double f[3],
-           double t[3], const int torques) {
+static DEM_ALWAYS_INLINE void add_sphere(struct dem_spheres *s,
+                                         const double xb[3], size_t k,
+                                         double f[3], double t[3],
+                                         const int torques) {
   double *fk = s->force[k];
   int turns = torques && !zero_rows(s->torque + k, 1);
   /* Spheres without contact add nothing, bitwise: f and t start at +0
@@ -49,10 +52,11 @@ add_sphere(struct dem_spheres *s, const double xb[3], size_t k, double f[3],
 /* Body bi's sum, over its members in order; with the near path
  * (sim/near.h) over its active members only, in the same order: the
  * others have no force, so the sums are the same, bitwise. */
-static inline __attribute__((always_inline)) void
-gather_body(struct dem_bodies *b, struct dem_spheres *s, long bi,
-            const double g[3], const size_t *act, const int *active,
-            const int torques) {
+static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
+                                          struct dem_spheres *s, long bi,
+                                          const double g[3], const size_t *act,
+                                          const int *active,
+                                          const int torques) {
   double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
   if (act)
     for (size_t a = act[bi]; a < act[bi + 1]; a++)
@@ -72,33 +76,50 @@ gather_body(struct dem_bodies *b, struct dem_spheres *s, long bi,
   v3_add(b->torque[bi], b->torque[bi], t);
 }
 
-/* Every body's sum; `act` and `torques` are constants in each call, so
- * that each of the four loops is compiled without their tests. */
-static inline __attribute__((always_inline)) void
-gather_all(struct dem_sim *sim, const size_t *act, const int torques) {
+/* Bodies [b0, b1); `act` (NULL or not) and `torques` are constants in
+ * each of the four loops, which are compiled without their tests. */
+static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
+                                           struct dem_spheres *s,
+                                           const double *g, const size_t *act,
+                                           const int *active, int torques,
+                                           long b0, long b1) {
+  if (act && torques)
+    for (long bi = b0; bi < b1; bi++)
+      gather_body(b, s, bi, g, act, active, 1);
+  else if (act)
+    for (long bi = b0; bi < b1; bi++)
+      gather_body(b, s, bi, g, act, active, 0);
+  else if (torques)
+    for (long bi = b0; bi < b1; bi++)
+      gather_body(b, s, bi, g, NULL, active, 1);
+  else
+    for (long bi = b0; bi < b1; bi++)
+      gather_body(b, s, bi, g, NULL, active, 0);
+}
+
+/* In the best instruction set (core/isa.h): the members' zero tests in
+ * vector registers. */
+DEM_ISA_DISPATCH_STATIC(gather_bodies,
+                        (struct dem_bodies * b, struct dem_spheres *s,
+                         const double *g, const size_t *act, const int *active,
+                         int torques, long b0, long b1),
+                        gather_range, (b, s, g, act, active, torques, b0, b1))
+
+void dem_forces_gather(struct dem_sim *sim) {
+  const struct dem_near *nr = dem_near_on(sim);
+  const size_t *act = nr ? nr->act : NULL;
+  const int torques = sim->pairs.has_torque;
   struct dem_bodies *b = &sim->b;
   struct dem_spheres *s = &sim->s;
   const double *g = sim->gravity;
   const int *active = sim->nb.active;
-  long n = (long)b->n;
+  const long n = (long)b->n;
   /* The work is per sphere: 2,000 rods (6,000 spheres) are worth two
-   * threads. */
+   * threads, each its static slice of the bodies. */
   const long work = act ? (long)sim->nb.n_active : (long)s->n;
-  DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-                  for (long bi = 0; bi < n; bi++)
-                      gather_body(b, s, bi, g, act, active, torques););
-}
-
-void dem_forces_gather(struct dem_sim *sim) {
-  const struct dem_near *nr = dem_near_on(sim);
-  const int torques = sim->pairs.has_torque;
-  if (nr && torques)
-    gather_all(sim, nr->act, 1);
-  else if (nr)
-    gather_all(sim, nr->act, 0);
-  else if (torques)
-    gather_all(sim, NULL, 1);
-  else
-    gather_all(sim, NULL, 0);
+  DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel, {
+    const long t = omp_get_thread_num(), nt = omp_get_num_threads();
+    gather_bodies(b, s, g, act, active, torques, n * t / nt, n * (t + 1) / nt);
+  });
   sim->s.forces_dirty = 0;
 }
