@@ -22,16 +22,18 @@ struct system {
   double (*ref)[3], *d2;
 };
 
-static void make(struct system *m, uint64_t seed) {
+/* N_BODIES bodies of 1 to 9 spheres, or (rods) of three. */
+static void make_of(struct system *m, uint64_t seed, int rods) {
   struct dem_rng r;
   dem_rng_seed(&r, seed);
   memset(m, 0, sizeof *m);
-  size_t first[N_BODIES + 1], n = 0;
+  size_t *first = malloc((N_BODIES + 1) * sizeof *first), n = 0;
   for (size_t k = 0; k < N_BODIES; k++) {
     first[k] = n;
-    n += 1 + k % 9;
+    n += rods ? 3 : 1 + k % 9;
   }
   first[N_BODIES] = n;
+  m->b.first_member = first;
   m->b.n = N_BODIES;
   m->b.x = malloc(N_BODIES * sizeof *m->b.x);
   m->b.q = malloc(N_BODIES * sizeof *m->b.q);
@@ -62,7 +64,10 @@ static void make(struct system *m, uint64_t seed) {
   }
 }
 
+static void make(struct system *m, uint64_t seed) { make_of(m, seed, 0); }
+
 static void release(struct system *m) {
+  free(m->b.first_member);
   free(m->b.x), free(m->b.q), free(m->s.x), free(m->s.x_build);
   free(m->s.offset), free(m->s.radius), free(m->s.body), free(m->ref);
   free(m->d2);
@@ -273,6 +278,74 @@ START_TEST(nan_counts_for_nothing) {
 }
 END_TEST
 
+/* Rods (bodies of three spheres) placed by dem_place_bodies, four bodies
+ * at a time with AVX2: the bits of one at a time, for every start and
+ * end of the range of bodies (the last four overlap the four before
+ * unless the count is a multiple of four), with a NaN pose (body 5) that
+ * counts for nothing, and the spheres outside the range untouched. */
+START_TEST(rods_give_the_bits_of_one_at_a_time) {
+  dem_isa_limit((enum dem_isa)_i);
+  struct system m;
+  make_of(&m, 12 + (uint64_t)_i, 1);
+  m.b.q[5][1] = NAN;
+  reference(&m);
+  const struct dem_place_walls w = {{-5, -5, -5}, {5, 5, 5}};
+  for (size_t k0 = 0; k0 < 6; k0++)
+    for (size_t k1 = k0; k1 <= N_BODIES; k1 += k1 < k0 + 9 ? 1 : 7) {
+      const size_t i0 = 3 * k0, i1 = 3 * k1;
+      double worst = 0, want = 0;
+      int out = 0, beyond_any = 0;
+      for (size_t i = i0; i < i1; i++) {
+        want = m.d2[i] > want ? m.d2[i] : want;
+        beyond_any |= beyond(&m, i, &w);
+      }
+      for (size_t i = 0; i < m.s.n; i++)
+        m.s.x[i][0] = m.s.x[i][1] = m.s.x[i][2] = -1234.5;
+      dem_place_bodies(&m.s, &m.b, k0, k1, &w, &worst, &out);
+      ck_assert_mem_eq(m.s.x + i0, m.ref + i0, (i1 - i0) * sizeof *m.ref);
+      for (size_t i = 0; i < m.s.n; i++)
+        if (i < i0 || i >= i1)
+          ck_assert(m.s.x[i][0] == -1234.5 && m.s.x[i][2] == -1234.5);
+      ck_assert_mem_eq(&worst, &want, sizeof want);
+      ck_assert_int_eq(out, beyond_any);
+    }
+  dem_isa_limit(DEM_ISA_AVX512);
+  release(&m);
+}
+END_TEST
+
+/* Rods: escapes through each of the six walls by each of the first 12
+ * spheres (every lane of the four bodies), just beyond and just short. */
+START_TEST(rods_escapes_are_found_in_every_lane) {
+  struct system m;
+  make_of(&m, 13, 1);
+  reference(&m);
+  const struct dem_place_walls w = {{-20, -20, -20}, {20, 20, 20}};
+  for (size_t i = 0; i < 12; i++)
+    for (int side = 0; side < 6; side++)
+      for (int far = 0; far < 2; far++) {
+        const int a = side / 2;
+        const double x = m.ref[i][a], r = m.s.radius[i],
+                     step = far ? 1e-9 : -1e-9;
+        struct dem_place_walls t = w;
+        if (side % 2)
+          t.hi[a] = x - r - step;
+        else
+          t.lo[a] = x + r + step;
+        int want = 0, out = 0;
+        double worst = 0;
+        for (size_t j = 0; j < 12; j++)
+          want |= beyond(&m, j, &t);
+        dem_place_bodies(&m.s, &m.b, 0, 4, &t, &worst, &out);
+        ck_assert_int_eq(out, want);
+        ck_assert_int_eq(beyond(&m, i, &t), far);
+        if (far)
+          ck_assert_int_eq(out, 1);
+      }
+  release(&m);
+}
+END_TEST
+
 static Suite *place_suite(void) {
   Suite *s = suite_create("place");
   /* Each test on every copy the CPU can run: the base one (SSE2), AVX2
@@ -284,6 +357,9 @@ static Suite *place_suite(void) {
   tcase_add_test(tc, members_give_the_bits_of_one_at_a_time);
   tcase_add_test(tc, escapes_are_found_in_every_lane);
   tcase_add_test(tc, nan_counts_for_nothing);
+  tcase_add_loop_test(tc, rods_give_the_bits_of_one_at_a_time, DEM_ISA_BASE,
+                      DEM_ISA_AVX512 + 1);
+  tcase_add_test(tc, rods_escapes_are_found_in_every_lane);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,6 +1,9 @@
 /* A rotation integrator run over the bodies' arrays, a block at a time. */
 #include "operators/rot_bodies.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #include "core/quat.h"
 
 /* A full block works in place in the bodies' arrays; a shorter one (the
@@ -19,14 +22,21 @@ static void block_view(struct dem_rot_block *k, const struct dem_bodies *b,
 static void block_rows(struct dem_rot_block *k, struct dem_rot_rows *r,
                        const struct dem_bodies *b, size_t i0, size_t n,
                        int n_aux) {
-  for (size_t l = 0; l < DEM_ROT_LANES; l++) {
-    size_t i = i0 + (l < n ? l : n - 1);
-    q_copy(r->q[l], b->q[i]);
-    v3_copy(r->w[l], b->w[i]);
-    v3_copy(r->inertia[l], b->inertia[i]);
-    v3_copy(r->torque[l], b->torque[i]);
+  /* The n rows at once (the fields' rows are contiguous), then the
+   * padding: copies of the last. */
+  memcpy(r->q, b->q[i0], n * sizeof *r->q);
+  memcpy(r->w, b->w[i0], n * sizeof *r->w);
+  memcpy(r->inertia, b->inertia[i0], n * sizeof *r->inertia);
+  memcpy(r->torque, b->torque[i0], n * sizeof *r->torque);
+  if (n_aux)
+    memcpy(r->aux, b->rot_aux + i0 * DEM_ROT_AUX, n * sizeof *r->aux);
+  for (size_t l = n; l < DEM_ROT_LANES; l++) {
+    q_copy(r->q[l], r->q[n - 1]);
+    v3_copy(r->w[l], r->w[n - 1]);
+    v3_copy(r->inertia[l], r->inertia[n - 1]);
+    v3_copy(r->torque[l], r->torque[n - 1]);
     for (int c = 0; c < n_aux; c++)
-      r->aux[l][c] = b->rot_aux[i * DEM_ROT_AUX + c];
+      r->aux[l][c] = r->aux[n - 1][c];
   }
   k->q = r->q;
   k->w = r->w;
@@ -36,11 +46,30 @@ static void block_rows(struct dem_rot_block *k, struct dem_rot_rows *r,
   k->w_out = r->w_out;
 }
 
+/* Whether a lane is to be redone: redo[l] != 0.0 for some l, on the
+ * bits (all but the signs clear is +-0), one test, not eight. */
+static int any_redo(const struct dem_rot_block *k) {
+  uint64_t acc = 0, x;
+  for (int l = 0; l < DEM_ROT_LANES; l++) {
+    memcpy(&x, &k->redo[l], sizeof x);
+    acc |= x;
+  }
+  return (acc << 1) != 0;
+}
+
 /* A short block's lanes back, but those to redo (the kernel left them as
  * they were, and they still are in the bodies' arrays). */
 static void rows_store(const struct dem_rot_block *k,
                        const struct dem_rot_rows *r, struct dem_bodies *b,
                        size_t i0, size_t n, int n_aux) {
+  if (!any_redo(k)) { /* all n rows at once */
+    memcpy(b->q[i0], r->q, n * sizeof *r->q);
+    memcpy(b->w[i0], r->w, n * sizeof *r->w);
+    for (size_t l = 0; l < n && n_aux; l++)
+      memcpy(b->rot_aux + (i0 + l) * DEM_ROT_AUX, r->aux[l],
+             (size_t)n_aux * sizeof r->aux[l][0]);
+    return;
+  }
   for (size_t l = 0; l < n; l++) {
     if (k->redo[l] != 0.0)
       continue;
@@ -49,14 +78,6 @@ static void rows_store(const struct dem_rot_block *k,
     for (int c = 0; c < n_aux; c++)
       b->rot_aux[(i0 + l) * DEM_ROT_AUX + c] = r->aux[l][c];
   }
-}
-
-/* Whether a lane is to be redone (one vectorised test, not eight). */
-static int any_redo(const struct dem_rot_block *k) {
-  int any = 0;
-  for (int l = 0; l < DEM_ROT_LANES; l++)
-    any |= k->redo[l] != 0.0;
-  return any;
 }
 
 typedef void (*per_body_fn)(struct dem_rot_state *, const double[3],

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "contact/model.h"
+#include "core/isa.h"
 #include "run/run.h"
 #include "sim/agree.h"
 #include "sim/insert.h"
@@ -195,25 +196,37 @@ static long find_tunnelled(const struct dem_sim *sim, int *wall) {
   return -1;
 }
 
-/* Whether any of a[0..n) is not finite: x * 0 is NaN exactly when x is
- * not finite, and a sum of zeros and NaNs is NaN in any order, so the sum
- * may be reassociated into SIMD lanes. */
-static int nonfinite(const double *a, long n) {
+/* Whether a field of bodies [i0, i1) is not finite, in *bad: x * 0 is
+ * NaN exactly when x is not finite, and a sum of zeros and NaNs is NaN in
+ * any order, so the sums may be reassociated into SIMD lanes, and the
+ * five fields of three components summed in one pass. */
+static DEM_ALWAYS_INLINE void suspect_lanes(const struct dem_bodies *b, long i0,
+                                            long i1, int *bad) {
+  const long n3 = 3 * (i1 - i0), n4 = 4 * (i1 - i0);
+  const double *restrict x = b->x[i0], *restrict v = b->v[i0],
+                         *restrict w = b->w[i0], *restrict f = b->force[i0],
+                         *restrict t = b->torque[i0], *restrict q = b->q[i0];
   double z = 0.0;
 #pragma omp simd reduction(+ : z)
-  for (long i = 0; i < n; i++)
-    z += a[i] * 0.0;
-  return z != 0.0;
+  for (long i = 0; i < n3; i++)
+    z += x[i] * 0.0 + v[i] * 0.0 + w[i] * 0.0 + f[i] * 0.0 + t[i] * 0.0;
+#pragma omp simd reduction(+ : z)
+  for (long i = 0; i < n4; i++)
+    z += q[i] * 0.0;
+  *bad = z != 0.0;
 }
+
+DEM_ISA_DISPATCH_STATIC(suspect_scan,
+                        (const struct dem_bodies *b, long i0, long i1,
+                         int *bad),
+                        suspect_lanes, (b, i0, i1, bad))
 
 /* Bodies [i0, i1): one of them has a field that is not finite. */
 static int bodies_suspect(const struct dem_bodies *b, long i0, long i1) {
-  const long n = i1 - i0;
-  if (n <= 0)
-    return 0;
-  return nonfinite(b->x[i0], 3 * n) | nonfinite(b->v[i0], 3 * n) |
-         nonfinite(b->w[i0], 3 * n) | nonfinite(b->force[i0], 3 * n) |
-         nonfinite(b->torque[i0], 3 * n) | nonfinite(b->q[i0], 4 * n);
+  int bad = 0;
+  if (i1 > i0)
+    suspect_scan(b, i0, i1, &bad);
+  return bad;
 }
 
 /* A parallel scan that only says whether something is wrong (each

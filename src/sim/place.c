@@ -180,6 +180,190 @@ place_members(struct dem_spheres *s, const struct dem_bodies *b, size_t k,
     place_run(s, b, 0, k, 0, NULL, i0, i0 + n, w, worst, escaped);
 }
 
+#if DEM_ISA_VARIANTS
+#include <immintrin.h>
+
+/* Rods: bodies of three spheres, four bodies (twelve spheres, three
+ * vectors of four) at a time in AVX2 registers. The spheres' rows are
+ * turned into components (x of four spheres, y, z) and back by blends
+ * and permutes, and each body's pose is loaded once and spread to its
+ * three lanes, where the general kernel gathers a pose for every sphere.
+ * Each lane does place_lane's operations in its order (no FMA), so the
+ * bits are the same. */
+
+/* Rows a = (x0 y0 z0 x1), b = (y1 z1 x2 y2), c = (z2 x3 y3 z3) into
+ * x = (x0 x1 x2 x3), y, z. */
+DEM_TARGET_AVX2 static inline void rows_to_xyz(__m256d a, __m256d b, __m256d c,
+                                               __m256d *x, __m256d *y,
+                                               __m256d *z) {
+  const __m256d m1 = _mm256_blend_pd(_mm256_blend_pd(a, b, 0x4), c, 0x2);
+  const __m256d m2 = _mm256_blend_pd(_mm256_blend_pd(a, b, 0x9), c, 0x4);
+  const __m256d m3 = _mm256_blend_pd(_mm256_blend_pd(a, b, 0x2), c, 0x9);
+  *x = _mm256_permute4x64_pd(m1, _MM_SHUFFLE(1, 2, 3, 0)); /* (0 3 2 1) */
+  *y = _mm256_permute4x64_pd(m2, _MM_SHUFFLE(2, 3, 0, 1)); /* (1 0 3 2) */
+  *z = _mm256_permute4x64_pd(m3, _MM_SHUFFLE(3, 0, 1, 2)); /* (2 1 0 3) */
+}
+
+/* The inverse: x, y, z into the rows a, b, c. */
+DEM_TARGET_AVX2 static inline void xyz_to_rows(__m256d x, __m256d y, __m256d z,
+                                               __m256d *a, __m256d *b,
+                                               __m256d *c) {
+  const __m256d m1 = _mm256_permute4x64_pd(x, _MM_SHUFFLE(1, 2, 3, 0));
+  const __m256d m2 = _mm256_permute4x64_pd(y, _MM_SHUFFLE(2, 3, 0, 1));
+  const __m256d m3 = _mm256_permute4x64_pd(z, _MM_SHUFFLE(3, 0, 1, 2));
+  *a = _mm256_blend_pd(_mm256_blend_pd(m1, m2, 0x2), m3, 0x4);
+  *b = _mm256_blend_pd(_mm256_blend_pd(m2, m3, 0x2), m1, 0x4);
+  *c = _mm256_blend_pd(_mm256_blend_pd(m3, m1, 0x2), m2, 0x4);
+}
+
+/* The pose of four bodies as components over the bodies. */
+struct poses4 {
+  __m256d x, y, z, qw, qx, qy, qz;
+};
+
+/* What the twelve spheres of four bodies add up to: the largest squared
+ * displacement per lane and the escapes. */
+struct sum4 {
+  __m256d most, out;
+};
+
+/* The four spheres whose rows start at r (3 doubles each), of the bodies
+ * `pick` selects from the four (a _MM_SHUFFLE of lanes: each lane the
+ * body of its sphere). */
+#define PLACE_FOUR(p, pick, l, r, R, sum)                                      \
+  place_four(_mm256_permute4x64_pd((p)->x, pick),                              \
+             _mm256_permute4x64_pd((p)->y, pick),                              \
+             _mm256_permute4x64_pd((p)->z, pick),                              \
+             _mm256_permute4x64_pd((p)->qw, pick),                             \
+             _mm256_permute4x64_pd((p)->qx, pick),                             \
+             _mm256_permute4x64_pd((p)->qy, pick),                             \
+             _mm256_permute4x64_pd((p)->qz, pick), l, r, R, sum)
+
+DEM_TARGET_AVX2 static inline __attribute__((always_inline)) void
+place_four(__m256d bx, __m256d by, __m256d bz, __m256d qw, __m256d qx,
+           __m256d qy, __m256d qz, const struct lanes *l, size_t r, __m256d R,
+           struct sum4 *sum) {
+  const __m256d two = _mm256_set1_pd(2.0);
+  __m256d vx, vy, vz;
+  rows_to_xyz(_mm256_loadu_pd(l->offset + r),
+              _mm256_loadu_pd(l->offset + r + 4),
+              _mm256_loadu_pd(l->offset + r + 8), &vx, &vy, &vz);
+  __m256d tx = _mm256_sub_pd(_mm256_mul_pd(qy, vz), _mm256_mul_pd(qz, vy));
+  __m256d ty = _mm256_sub_pd(_mm256_mul_pd(qz, vx), _mm256_mul_pd(qx, vz));
+  __m256d tz = _mm256_sub_pd(_mm256_mul_pd(qx, vy), _mm256_mul_pd(qy, vx));
+  tx = _mm256_mul_pd(tx, two), ty = _mm256_mul_pd(ty, two);
+  tz = _mm256_mul_pd(tz, two);
+  const __m256d cx =
+      _mm256_sub_pd(_mm256_mul_pd(qy, tz), _mm256_mul_pd(qz, ty));
+  const __m256d cy =
+      _mm256_sub_pd(_mm256_mul_pd(qz, tx), _mm256_mul_pd(qx, tz));
+  const __m256d cz =
+      _mm256_sub_pd(_mm256_mul_pd(qx, ty), _mm256_mul_pd(qy, tx));
+  const __m256d x = _mm256_add_pd(
+      bx, _mm256_add_pd(_mm256_add_pd(vx, _mm256_mul_pd(qw, tx)), cx));
+  const __m256d y = _mm256_add_pd(
+      by, _mm256_add_pd(_mm256_add_pd(vy, _mm256_mul_pd(qw, ty)), cy));
+  const __m256d z = _mm256_add_pd(
+      bz, _mm256_add_pd(_mm256_add_pd(vz, _mm256_mul_pd(qw, tz)), cz));
+  __m256d ra, rb, rc;
+  xyz_to_rows(x, y, z, &ra, &rb, &rc);
+  _mm256_storeu_pd(l->x + r, ra);
+  _mm256_storeu_pd(l->x + r + 4, rb);
+  _mm256_storeu_pd(l->x + r + 8, rc);
+  __m256d ux, uy, uz;
+  rows_to_xyz(_mm256_loadu_pd(l->x_build + r),
+              _mm256_loadu_pd(l->x_build + r + 4),
+              _mm256_loadu_pd(l->x_build + r + 8), &ux, &uy, &uz);
+  const __m256d mx = _mm256_sub_pd(x, ux), my = _mm256_sub_pd(y, uy),
+                mz = _mm256_sub_pd(z, uz);
+  const __m256d d2 =
+      _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(mx, mx), _mm256_mul_pd(my, my)),
+                    _mm256_mul_pd(mz, mz));
+  sum->most = _mm256_max_pd(d2, sum->most); /* d2 > most ? d2 : most */
+  const __m256d ox = _mm256_or_pd(
+      _mm256_cmp_pd(x, _mm256_sub_pd(_mm256_set1_pd(l->lo0), R), _CMP_LT_OQ),
+      _mm256_cmp_pd(x, _mm256_add_pd(_mm256_set1_pd(l->hi0), R), _CMP_GT_OQ));
+  const __m256d oy = _mm256_or_pd(
+      _mm256_cmp_pd(y, _mm256_sub_pd(_mm256_set1_pd(l->lo1), R), _CMP_LT_OQ),
+      _mm256_cmp_pd(y, _mm256_add_pd(_mm256_set1_pd(l->hi1), R), _CMP_GT_OQ));
+  const __m256d oz = _mm256_or_pd(
+      _mm256_cmp_pd(z, _mm256_sub_pd(_mm256_set1_pd(l->lo2), R), _CMP_LT_OQ),
+      _mm256_cmp_pd(z, _mm256_add_pd(_mm256_set1_pd(l->hi2), R), _CMP_GT_OQ));
+  sum->out = _mm256_or_pd(sum->out, _mm256_or_pd(_mm256_or_pd(ox, oy), oz));
+}
+
+/* Places the spheres of bodies k0..k1-1 (k1 - k0 >= 4), three each, the
+ * first being sphere i0: four bodies at a time, the last four ending at
+ * k1 (they may overlap the four before, whose spheres are then placed
+ * again with the same bits, which changes neither the largest
+ * displacement nor the escapes). */
+DEM_TARGET_AVX2 static void place_rods_avx2(struct dem_spheres *s,
+                                            const struct dem_bodies *b,
+                                            size_t k0, size_t k1, size_t i0,
+                                            const struct dem_place_walls *w,
+                                            double *worst, int *escaped) {
+  const struct lanes l = lanes_of(s, w);
+  struct sum4 sum = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+  for (size_t k4 = k0; k4 < k1; k4 += 4) {
+    const size_t k = k4 + 4 <= k1 ? k4 : k1 - 4;
+    const double *bx = b->x[k], *bq = b->q[k];
+    struct poses4 p;
+    rows_to_xyz(_mm256_loadu_pd(bx), _mm256_loadu_pd(bx + 4),
+                _mm256_loadu_pd(bx + 8), &p.x, &p.y, &p.z);
+    const __m256d q0 = _mm256_loadu_pd(bq), q1 = _mm256_loadu_pd(bq + 4),
+                  q2 = _mm256_loadu_pd(bq + 8), q3 = _mm256_loadu_pd(bq + 12);
+    const __m256d l01 = _mm256_unpacklo_pd(q0, q1),
+                  h01 = _mm256_unpackhi_pd(q0, q1),
+                  l23 = _mm256_unpacklo_pd(q2, q3),
+                  h23 = _mm256_unpackhi_pd(q2, q3);
+    p.qw = _mm256_permute2f128_pd(l01, l23, 0x20);
+    p.qx = _mm256_permute2f128_pd(h01, h23, 0x20);
+    p.qy = _mm256_permute2f128_pd(l01, l23, 0x31);
+    p.qz = _mm256_permute2f128_pd(h01, h23, 0x31);
+    const size_t i = i0 + 3 * (k - k0);
+    /* spheres i..i+3 of bodies (0 0 0 1), i+4.. of (1 1 2 2), i+8.. of
+     * (2 3 3 3) */
+    PLACE_FOUR(&p, _MM_SHUFFLE(1, 0, 0, 0), &l, 3 * i,
+               _mm256_loadu_pd(l.radius + i), &sum);
+    PLACE_FOUR(&p, _MM_SHUFFLE(2, 2, 1, 1), &l, 3 * (i + 4),
+               _mm256_loadu_pd(l.radius + i + 4), &sum);
+    PLACE_FOUR(&p, _MM_SHUFFLE(3, 3, 3, 2), &l, 3 * (i + 8),
+               _mm256_loadu_pd(l.radius + i + 8), &sum);
+  }
+  double m[4];
+  _mm256_storeu_pd(m, sum.most);
+  for (int j = 0; j < 4; j++)
+    *worst = m[j] > *worst ? m[j] : *worst;
+  *escaped |= _mm256_movemask_pd(sum.out) != 0;
+}
+
+/* Whether bodies k0..k1-1 all have three members (rods); AVX2, as the
+ * kernel it chooses, to test four bodies at once. */
+DEM_TARGET_AVX2 static int all_rods(const struct dem_bodies *b, size_t k0,
+                                    size_t k1) {
+  const size_t *first = b->first_member;
+  size_t odd = 0;
+  for (size_t k = k0; k < k1; k++)
+    odd |= (first[k + 1] - first[k]) ^ 3u;
+  return odd == 0;
+}
+#endif
+
+void dem_place_bodies(struct dem_spheres *s, const struct dem_bodies *b,
+                      size_t k0, size_t k1, const struct dem_place_walls *w,
+                      double *worst, int *escaped) {
+  if (k1 <= k0)
+    return;
+#if DEM_ISA_VARIANTS
+  if (dem_isa_best() >= DEM_ISA_AVX2 && k1 - k0 >= 4 && all_rods(b, k0, k1)) {
+    place_rods_avx2(s, b, k0, k1, b->first_member[k0], w, worst, escaped);
+    return;
+  }
+#endif
+  dem_place_range(s, b, b->first_member[k0], b->first_member[k1], w, worst,
+                  escaped);
+}
+
 DEM_ISA_DISPATCH(dem_place_range,
                  (struct dem_spheres * s, const struct dem_bodies *b, size_t i0,
                   size_t i1, const struct dem_place_walls *w, double *worst,

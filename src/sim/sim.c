@@ -106,8 +106,9 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
     dem_near_update_spheres(sim, &w);
     return;
   }
-  /* Each thread places its static slice of the spheres in vector lanes
-   * (sim/place.c). */
+  /* Each thread places the spheres of its static slice of the bodies in
+   * vector lanes (sim/place.c). */
+  const size_t nb = b->n;
   DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN,
                   omp parallel reduction(max
                                          : worst) reduction(|
@@ -115,8 +116,8 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
                   {
                     size_t t = (size_t)omp_get_thread_num(),
                            nt = (size_t)omp_get_num_threads();
-                    dem_place_range(s, b, n * t / nt, n * (t + 1) / nt, &w,
-                                    &worst, &escaped);
+                    dem_place_bodies(s, b, nb * t / nt, nb * (t + 1) / nt, &w,
+                                     &worst, &escaped);
                   });
   /* The displacement since the last build and the wall check, while the
    * positions are in cache (see dem_neighbors_stale and the runner). */
