@@ -104,6 +104,10 @@ static void check_pairs(int periodic) {
     l->rj[e] = rj;
     l->bi[e] = e;
     l->bj[e] = (e + 2) % N_BODIES;
+    /* the pair's constants, as the list's build gives them */
+    l->rstar[e] = 1 / (1 / ri + 1 / rj);
+    l->mstar[e] = 1 / (1 / d.mass[e] + 1 / d.mass[l->bj[e]]);
+    l->inertia[e] = uniform(&r, 1.0, 2.0);
   }
   for (int a0 = 0; a0 < N; a0 += DEM_VW) {
     struct vpair g;
@@ -142,10 +146,9 @@ static void check_pairs(int periodic) {
       for (int k = 0; k < 3; k++)
         want[k] = d.w_move[bi][k] - d.w_move[bj][k];
       expect_close3(g.w_move, a, want, 100, "w_move");
-      expect_close(g.mi[a], d.mass[bi], 1, "m_i", e);
-      expect_close(g.mj[a], d.mass[bj], 1, "m_j", e);
       expect_close(g.mstar[a], 1 / (1 / d.mass[bi] + 1 / d.mass[bj]), 1, "m*",
                    e);
+      expect_close(g.inertia[a], l->inertia[e], 1, "rolling inertia", e);
       for (int k = 0; k < 3; k++)
         expect_close(g.d[k][a], l->d[k][e], 1, "d", e);
     }

@@ -55,11 +55,16 @@ static inline void turned_spring(vd s[3], vd old[3], struct dem_lanes *in,
 }
 
 /* Rolling inertia of the pair, Ai et al.: 1/I = 1/(I_i + m_i r_i^2) +
- * 1/(I_j + m_j r_j^2), with the spheres' I = 2/5 m r^2 (a wall: 0). */
-static inline vd rolling_inertia(vd mi, vd ri, vd mj, vd rj) {
-  vd ii = 1.4 * mi * ri * ri;
-  vd ij = 1.4 * mj * rj * rj;
-  return vsel(mj == 0, ii, ii * ij / (ii + ij));
+ * 1/(I_j + m_j r_j^2), with the spheres' I = 2/5 m r^2 (a wall: 0), as
+ * dem_rolling_inertia (sim/contacts.h) computes a pair's at the build. */
+static inline vd rolling_inertia(const struct vpair *g, enum dem_lanes_mode m) {
+  if (m == DEM_LANES_PAIRS)
+    return g->inertia;
+  vd ii = 1.4 * g->mi * g->ri * g->ri;
+  if (m == DEM_LANES_WALLS)
+    return ii;
+  vd ij = 1.4 * g->mj * g->rj * g->rj;
+  return vsel(g->mj == 0, ii, ii * ij / (ii + ij));
 }
 
 /* Lanes [l, l + DEM_VW) of `in`. */
@@ -118,7 +123,7 @@ static inline void law(struct dem_lanes *in, int l) {
   turned_spring(ms, ms_old, in, l, DEM_HM_MS, n, w_move, kr, dt);
   const vm limit = cap(ms, mu_r * rstar * fn);
   tangential(wr, w, n);
-  const vd inertia = rolling_inertia(g.mi, g.ri, g.mj, g.rj);
+  const vd inertia = rolling_inertia(&g, in->mode);
   w3_scale(mrd, wr, -DEM_HM_ROLLING_DAMPING_RATIO * 2 * vsqrt(inertia * kr));
   w3_sel(mrd, limit | ~rolls, zero, mrd);
   w3_sel(ms, rolls, ms, zero);

@@ -124,6 +124,7 @@ static inline void w3_sel(vd r[3], vm m, const vd a[3], const vd b[3]) {
 struct vpair {
   vd d[3], dist, overlap, rstar, ri, rj, arm_i, arm_j;
   vd mi, mj, mstar, v[3], w[3], v_move[3], w_move[3];
+  vd inertia; /* DEM_LANES_PAIRS only (where mi and mj are not set) */
 };
 
 /* Lanes [l, l + DEM_VW) of `in` as the loop filled them (DEM_LANES_GIVEN). */
@@ -210,7 +211,8 @@ static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
 
 /* Sphere-sphere pairs' lanes [l, l + DEM_VW): the geometry and kinematics
  * that dem_pair_close and dem_pair_kinematics (contact/loop.h) give one
- * contact at a time, the same operations. */
+ * contact at a time, the same operations; R*, m* and the rolling inertia
+ * as the list's build computed them (the bodies' masses not read). */
 static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
                                   struct vpair *g) {
   const struct dem_bodies *b = in->bodies;
@@ -220,7 +222,7 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   g->overlap = rsum - g->dist;
   g->ri = vload(in->ri + l);
   g->rj = vload(in->rj + l);
-  g->rstar = g->ri * g->rj / rsum;
+  g->rstar = vload(in->rstar + l);
   g->arm_i = g->ri - 0.5 * g->overlap;
   g->arm_j = g->rj - 0.5 * g->overlap;
 
@@ -229,7 +231,6 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   w3_load(p, in->x, l);
   w3_axpy(p, -g->arm_i / g->dist, g->d);
   vbody_motion(b, in->bi, l, p, vi, wc_i, mi, wm_i);
-  g->mi = vbody(b->mass, 1, in->bi, l, 0);
   if (in->periodic) { /* the point in the partner's image */
     vd shift[3];
     w3_load(shift, in->shift, l);
@@ -240,8 +241,8 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   w3_sub(g->v_move, mi, mj);
   w3_sub(g->w, wc_i, wc_j);
   w3_sub(g->w_move, wm_i, wm_j);
-  g->mj = vbody(b->mass, 1, in->bj, l, 0);
-  g->mstar = g->mi * g->mj / (g->mi + g->mj);
+  g->mstar = vload(in->mstar + l);
+  g->inertia = vload(in->inertia + l);
 }
 
 #endif
