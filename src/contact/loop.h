@@ -315,21 +315,23 @@ dem_block_prefetch(const struct dem_contact_list *c, size_t kb, size_t ke) {
   const size_t w = (size_t)c->state_width;
   if (!w)
     return;
-  /* Lines between the next and the last: none for a history of up to
-   * 18 doubles (hertz_mindlin's, 144 bytes from a 16-byte boundary: on
-   * three lines), whose loop over them cost 2 % of the dense pile's
-   * instructions for nothing. */
-  const int more = w > 18;
   for (size_t k = kb; k < ke; k++) {
     /* no branch: an open contact asks again for kb's */
     const double *h = c->state + (c->touched[k] ? k : kb) * w;
     __builtin_prefetch(h, 1); /* its first, next and last lines */
     __builtin_prefetch(h + 8, 1);
     __builtin_prefetch(h + w - 1, 1);
-    if (more) /* a longer history's */
-      for (size_t q = 16; q + 1 < w; q += 8)
-        __builtin_prefetch(h + q, 1);
   }
+  /* Lines between the next and the last: none for a history of up to
+   * 18 doubles (hertz_mindlin's, 144 bytes from a 16-byte boundary: on
+   * three lines), which a loop over them for each contact cost 2 % of
+   * the dense pile's instructions for nothing. */
+  if (w > 18)
+    for (size_t k = kb; k < ke; k++) {
+      const double *h = c->state + (c->touched[k] ? k : kb) * w;
+      for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
+        __builtin_prefetch(h + q, 1);
+    }
 }
 
 /* dem_pair_apart's d (and shift) of pair contact k, the same operations,
@@ -633,9 +635,10 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
         const unsigned at = blk.touch[e];
         const size_t k = kb + at;
         const int i = c->ij[k][0], j = c->ij[k][1];
-        dem_lanes_get(l, e, c, k, flags, blk.work[at]);
+        double work[DEM_N_DISSIPATION]; /* straight to the owner's sum */
+        dem_lanes_get(l, e, c, k, flags, direct ? work : blk.work[at]);
         if (direct)
-          dem_owner_add(sim, &sum, i, blk.work[at]);
+          dem_owner_add(sim, &sum, i, work);
         else if (dissipative)
           blk.worked[at] = DEM_WORKED;
         if (meshes_move && j >= DEM_N_WALLS)
