@@ -90,9 +90,10 @@ static inline void law(struct dem_lanes *in, int l) {
       sqrt_kt_kn[a] = p->sqrt_kt_kn;
     }
   }
-  /* The histories, read whole at once (DEM_HM_TOUCHING is not read). */
+  /* The histories, read a block at a time: the springs now, the rest
+   * where it is used (DEM_HM_TOUCHING is not read). */
   vd h[DEM_HM_WIDTH];
-  vgather_range(h, in->state, l, DEM_HM_FS, DEM_HM_WIDTH);
+  vgather_range(h, in->state, l, DEM_HM_FS, DEM_HM_FND);
   struct vpair g;
   if (in->mode == DEM_LANES_PAIRS)
     dem_lanes_pair(in, l, &g);
@@ -161,6 +162,7 @@ static inline void law(struct dem_lanes *in, int l) {
    * step (as the integrator applies it) times the step's motion; the
    * springs' change of stored energy is not dissipated. */
   vd fnd_sum[3], ftd_sum[3], mrd_sum[3], fs_sum[3], ms_sum[3];
+  vgather_range(h, in->state, l, DEM_HM_FND, DEM_HM_WIDTH);
   w3_add(fnd_sum, fnd, h + DEM_HM_FND);
   w3_add(ftd_sum, ftd, h + DEM_HM_FTD);
   w3_add(mrd_sum, mrd, h + DEM_HM_MRD);
