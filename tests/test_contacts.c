@@ -282,6 +282,72 @@ START_TEST(histories_survive_rebuilds_and_sorts) {
 }
 END_TEST
 
+/* ---- what the build keeps of each pair -------------------------------- */
+
+/* Rods and dumbbells (three radii, two densities): every pair's R*, m*
+ * and rolling inertia as the build keeps them, against their
+ * definitions (1/R* = 1/r_i + 1/r_j, 1/m* = 1/m_i + 1/m_j, and Ai et
+ * al.'s 1/I = 1/(I_i + m_i r_i^2) + 1/(I_j + m_j r_j^2) with I = 2/5 m
+ * r^2), after the first build and after a spatial re-sort and rebuild. */
+static const char *mixed_yaml =
+    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 11}\n"
+    "materials: {glass: {density: 2500, young_modulus: 1.0e9, "
+    "poisson_ratio: 0.1}, steel: {density: 7800, young_modulus: 2.0e11, "
+    "poisson_ratio: 0.3}}\n"
+    "shapes:\n"
+    "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "
+    "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "
+    "radius: 0.035}]}\n"
+    "  dumbbell: {material: steel, spheres: [{center: [-0.03, 0, 0], radius: "
+    "0.02}, {center: [0.03, 0, 0], radius: 0.03}]}\n"
+    "particles: [{random_fill: {shape: rod, count: 900, speed: 3.0}}, "
+    "{random_fill: {shape: dumbbell, count: 300, speed: 3.0}}]\n"
+    "domain: {box: {min: [0, 0, 0], max: [1.5, 1.5, 1.5]}, wall_material: "
+    "glass}\n"
+    "contact: {skin: 0.02}\n";
+
+static void check_pair_constants(const struct dem_sim *sim, int *kinds) {
+  const struct dem_contact_list *c = &sim->pairs;
+  ck_assert_uint_gt(c->n, 100);
+  for (size_t k = 0; k < c->n; k++) {
+    const int i = c->ij[k][0], j = c->ij[k][1];
+    const double ri = sim->s.radius[i], rj = sim->s.radius[j];
+    const double mi = sim->b.mass[sim->s.body[i]],
+                 mj = sim->b.mass[sim->s.body[j]];
+    const double ii = (0.4 + 1.0) * mi * ri * ri,
+                 ij = (0.4 + 1.0) * mj * rj * rj;
+    const double want[3] = {1 / (1 / ri + 1 / rj), 1 / (1 / mi + 1 / mj),
+                            1 / (1 / ii + 1 / ij)};
+    const double got[3] = {c->rstar[k], c->mstar[k], c->inertia[k]};
+    const char *what[3] = {"R*", "m*", "rolling inertia"};
+    for (int q = 0; q < 3; q++)
+      ck_assert_msg(fabs(got[q] - want[q]) <= 1e-14 * want[q],
+                    "pair %zu: %s %.17g, expected %.17g", k, what[q], got[q],
+                    want[q]);
+    kinds[(ri == rj) + 2 * (mi == mj)] = 1;
+  }
+}
+
+START_TEST(the_build_keeps_each_pairs_constants) {
+  struct fixture f;
+  memset(&f, 0, sizeof f);
+  ck_assert_int_eq(dem_config_load_string("test.yaml", mixed_yaml, &f.cfg),
+                   DEM_OK);
+  ck_assert_msg(dem_setup(f.cfg, &f.sim, &f.out) == DEM_OK, "%s",
+                dem_last_error());
+  struct dem_sim *sim = &f.sim;
+  int kinds[4] = {0};
+  ck_assert_int_eq(dem_neighbors_build(sim), DEM_OK);
+  check_pair_constants(sim, kinds);
+  ck_assert_int_eq(dem_body_order_sort(sim), DEM_OK);
+  ck_assert_int_eq(dem_neighbors_build(sim), DEM_OK);
+  check_pair_constants(sim, kinds);
+  /* pairs of unequal radii and of unequal masses among them */
+  ck_assert(kinds[0] && kinds[3]);
+  fixture_end(&f);
+}
+END_TEST
+
 /* ---- the loops' accounting of dissipated work ------------------------ */
 
 /* The linear spring again, reporting a work of 1 (damping) at every
@@ -365,6 +431,7 @@ static Suite *contacts_suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, a_model_from_test_code_runs);
   tcase_add_test(tc, histories_survive_rebuilds_and_sorts);
+  tcase_add_test(tc, the_build_keeps_each_pairs_constants);
   tcase_add_test(tc, every_evaluation_and_parting_is_accounted_once);
   suite_add_tcase(s, tc);
   return s;

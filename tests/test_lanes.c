@@ -104,6 +104,10 @@ static void check_pairs(int periodic) {
     l->rj[e] = rj;
     l->bi[e] = e;
     l->bj[e] = (e + 2) % N_BODIES;
+    /* the pair's constants, as the list's build gives them */
+    l->rstar[e] = 1 / (1 / ri + 1 / rj);
+    l->mstar[e] = 1 / (1 / d.mass[e] + 1 / d.mass[l->bj[e]]);
+    l->inertia[e] = uniform(&r, 1.0, 2.0);
   }
   for (int a0 = 0; a0 < N; a0 += DEM_VW) {
     struct vpair g;
@@ -142,10 +146,9 @@ static void check_pairs(int periodic) {
       for (int k = 0; k < 3; k++)
         want[k] = d.w_move[bi][k] - d.w_move[bj][k];
       expect_close3(g.w_move, a, want, 100, "w_move");
-      expect_close(g.mi[a], d.mass[bi], 1, "m_i", e);
-      expect_close(g.mj[a], d.mass[bj], 1, "m_j", e);
       expect_close(g.mstar[a], 1 / (1 / d.mass[bi] + 1 / d.mass[bj]), 1, "m*",
                    e);
+      expect_close(g.inertia[a], l->inertia[e], 1, "rolling inertia", e);
       for (int k = 0; k < 3; k++)
         expect_close(g.d[k][a], l->d[k][e], 1, "d", e);
     }
@@ -226,6 +229,46 @@ START_TEST(selects_and_splats_keep_every_bit) {
 }
 END_TEST
 
+/* Histories read and written a block at a time: every lane's component
+ * q in vector q, for ranges that are and are not whole blocks; a write
+ * touches only its range. */
+START_TEST(history_blocks_are_each_lanes_components) {
+  enum { W = 18 };
+  static const int ranges[][2] = {{1, W}, {0, W}, {0, DEM_VW}, {3, 9}};
+  double hist[DEM_LANES_VW][W], *h[DEM_LANES_VW];
+  for (int e = 0; e < DEM_LANES_VW; e++)
+    h[e] = hist[(e * 3 + 1) % DEM_LANES_VW]; /* not in order */
+  for (size_t t = 0; t < sizeof ranges / sizeof *ranges; t++) {
+    const int q0 = ranges[t][0], q1 = ranges[t][1];
+    for (int l = 0; l < DEM_LANES_VW; l += DEM_VW) {
+      for (int e = 0; e < DEM_LANES_VW; e++)
+        for (int q = 0; q < W; q++)
+          hist[e][q] = 100.0 * e + q;
+      vd r[W];
+      vgather_range(r, h, l, q0, q1);
+      for (int q = q0; q < q1; q++)
+        for (int a = 0; a < DEM_VW; a++)
+          ck_assert_msg(r[q][a] == h[l + a][q], "read: lane %d, component %d",
+                        l + a, q);
+      for (int q = q0; q < q1; q++)
+        for (int a = 0; a < DEM_VW; a++)
+          r[q][a] = -1.0 - 100.0 * (l + a) - q;
+      vscatter_range(h, l, q0, q1, r);
+      for (int e = 0; e < DEM_LANES_VW; e++) {
+        const int mine = e >= l && e < l + DEM_VW;
+        for (int q = 0; q < W; q++) {
+          const double want = mine && q >= q0 && q < q1
+                                  ? -1.0 - 100.0 * e - q
+                                  : 100.0 * (double)(h[e] - hist[0]) / W + q;
+          ck_assert_msg(h[e][q] == want, "write: lane %d, component %d: %g", e,
+                        q, h[e][q]);
+        }
+      }
+    }
+  }
+}
+END_TEST
+
 static Suite *lanes_suite(void) {
   Suite *s = suite_create("lanes");
   TCase *tc = tcase_create("core");
@@ -233,6 +276,7 @@ static Suite *lanes_suite(void) {
                  pair_kinematics_are_the_bodies_motion_at_the_contact_point);
   tcase_add_test(tc, wall_kinematics_are_the_sphere_motion_at_the_wall);
   tcase_add_test(tc, selects_and_splats_keep_every_bit);
+  tcase_add_test(tc, history_blocks_are_each_lanes_components);
   suite_add_tcase(s, tc);
   return s;
 }

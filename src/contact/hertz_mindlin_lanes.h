@@ -40,14 +40,12 @@ static inline vm cap(vd a[3], vd limit) {
   return over;
 }
 
-/* A spring of the history (slot q): its last value `old`, and that
- * value turned into the plane of n and moved by the step, s = old in the
- * plane - k dt (the move's part in the plane). */
-static inline void turned_spring(vd s[3], vd old[3], struct dem_lanes *in,
-                                 int l, int q, const vd n[3], const vd move[3],
-                                 vd k, vd dt) {
+/* A spring of the history: its last value `old`, and that value turned
+ * into the plane of n and moved by the step, s = old in the plane - k dt
+ * (the move's part in the plane). */
+static inline void turned_spring(vd s[3], const vd old[3], const vd n[3],
+                                 const vd move[3], vd k, vd dt) {
   vd move_t[3];
-  w3_gather(old, in->state, l, q);
   w3_copy(s, old);
   into_plane(s, n);
   tangential(move_t, move, n);
@@ -55,25 +53,47 @@ static inline void turned_spring(vd s[3], vd old[3], struct dem_lanes *in,
 }
 
 /* Rolling inertia of the pair, Ai et al.: 1/I = 1/(I_i + m_i r_i^2) +
- * 1/(I_j + m_j r_j^2), with the spheres' I = 2/5 m r^2 (a wall: 0). */
-static inline vd rolling_inertia(vd mi, vd ri, vd mj, vd rj) {
-  vd ii = 1.4 * mi * ri * ri;
-  vd ij = 1.4 * mj * rj * rj;
-  return vsel(mj == 0, ii, ii * ij / (ii + ij));
+ * 1/(I_j + m_j r_j^2), with the spheres' I = 2/5 m r^2 (a wall: 0), as
+ * dem_rolling_inertia (sim/contacts.h) computes a pair's at the build. */
+static inline vd rolling_inertia(const struct vpair *g, enum dem_lanes_mode m) {
+  if (m == DEM_LANES_PAIRS)
+    return g->inertia;
+  vd ii = 1.4 * g->mi * g->ri * g->ri;
+  if (m == DEM_LANES_WALLS)
+    return ii;
+  vd ij = 1.4 * g->mj * g->rj * g->rj;
+  return vsel(g->mj == 0, ii, ii * ij / (ii + ij));
 }
 
 /* Lanes [l, l + DEM_VW) of `in`. */
 static inline void law(struct dem_lanes *in, int l) {
   vd estar, alpha, mu, mu_r, kt_kn, sqrt_kt_kn;
-  for (int a = 0; a < DEM_VW; a++) {
-    const struct dem_hm_params *p = in->params[l + a];
-    estar[a] = p->estar;
-    alpha[a] = p->alpha;
-    mu[a] = p->mu;
-    mu_r[a] = p->mu_r;
-    kt_kn[a] = p->kt_kn;
-    sqrt_kt_kn[a] = p->sqrt_kt_kn;
+  const struct dem_hm_params *p0 = in->params[l];
+  int same = 1;
+  for (int a = 1; a < DEM_VW; a++)
+    same &= in->params[l + a] == p0;
+  if (same) { /* one pair of materials (the usual case): no gathers */
+    estar = vsplat(p0->estar);
+    alpha = vsplat(p0->alpha);
+    mu = vsplat(p0->mu);
+    mu_r = vsplat(p0->mu_r);
+    kt_kn = vsplat(p0->kt_kn);
+    sqrt_kt_kn = vsplat(p0->sqrt_kt_kn);
+  } else {
+    for (int a = 0; a < DEM_VW; a++) {
+      const struct dem_hm_params *p = in->params[l + a];
+      estar[a] = p->estar;
+      alpha[a] = p->alpha;
+      mu[a] = p->mu;
+      mu_r[a] = p->mu_r;
+      kt_kn[a] = p->kt_kn;
+      sqrt_kt_kn[a] = p->sqrt_kt_kn;
+    }
   }
+  /* The histories, read a block at a time: the springs now, the rest
+   * where it is used (DEM_HM_TOUCHING is not read). */
+  vd h[DEM_HM_WIDTH];
+  vgather_range(h, in->state, l, DEM_HM_FS, DEM_HM_FND);
   struct vpair g;
   if (in->mode == DEM_LANES_PAIRS)
     dem_lanes_pair(in, l, &g);
@@ -100,8 +120,9 @@ static inline void law(struct dem_lanes *in, int l) {
   /* Tangential: the spring's force turned into the plane, increased by
    * the motion of the step, a dashpot, Coulomb's limit. */
   const vd kt = kt_kn * kn; /* 8 G* sqrt(R* d) */
-  vd fs[3], fs_old[3], vt[3], ftd[3], ft[3];
-  turned_spring(fs, fs_old, in, l, DEM_HM_FS, n, v_move, kt, dt);
+  vd fs[3], vt[3], ftd[3], ft[3];
+  const vd *fs_old = h + DEM_HM_FS;
+  turned_spring(fs, fs_old, n, v_move, kt, dt);
   tangential(vt, v, n);
   w3_scale(ftd, vt, -cn * sqrt_kt_kn); /* alpha sqrt(m* k_t) */
   w3_add(ft, fs, ftd);
@@ -114,11 +135,12 @@ static inline void law(struct dem_lanes *in, int l) {
   /* Rolling: a spring with a plastic limit and a dashpot below it. */
   const vm rolls = mu_r > 0;
   const vd kr = 2.25 * kn * mu_r * mu_r * rstar * rstar;
-  vd ms[3], ms_old[3], mrd[3], mr[3], wr[3];
-  turned_spring(ms, ms_old, in, l, DEM_HM_MS, n, w_move, kr, dt);
+  vd ms[3], mrd[3], mr[3], wr[3];
+  const vd *ms_old = h + DEM_HM_MS;
+  turned_spring(ms, ms_old, n, w_move, kr, dt);
   const vm limit = cap(ms, mu_r * rstar * fn);
   tangential(wr, w, n);
-  const vd inertia = rolling_inertia(g.mi, g.ri, g.mj, g.rj);
+  const vd inertia = rolling_inertia(&g, in->mode);
   w3_scale(mrd, wr, -DEM_HM_ROLLING_DAMPING_RATIO * 2 * vsqrt(inertia * kr));
   w3_sel(mrd, limit | ~rolls, zero, mrd);
   w3_sel(ms, rolls, ms, zero);
@@ -139,13 +161,11 @@ static inline void law(struct dem_lanes *in, int l) {
   /* The work of each mechanism over the step: its force's mean over the
    * step (as the integrator applies it) times the step's motion; the
    * springs' change of stored energy is not dissipated. */
-  vd fnd_sum[3], ftd_sum[3], mrd_sum[3], fs_sum[3], ms_sum[3], h[3];
-  w3_gather(h, in->state, l, DEM_HM_FND);
-  w3_add(fnd_sum, fnd, h);
-  w3_gather(h, in->state, l, DEM_HM_FTD);
-  w3_add(ftd_sum, ftd, h);
-  w3_gather(h, in->state, l, DEM_HM_MRD);
-  w3_add(mrd_sum, mrd, h);
+  vd fnd_sum[3], ftd_sum[3], mrd_sum[3], fs_sum[3], ms_sum[3];
+  vgather_range(h, in->state, l, DEM_HM_FND, DEM_HM_WIDTH);
+  w3_add(fnd_sum, fnd, h + DEM_HM_FND);
+  w3_add(ftd_sum, ftd, h + DEM_HM_FTD);
+  w3_add(mrd_sum, mrd, h + DEM_HM_MRD);
   w3_add(fs_sum, fs, fs_old);
   w3_add(ms_sum, ms, ms_old);
   const vd half = 0.5 * dt;
@@ -153,20 +173,19 @@ static inline void law(struct dem_lanes *in, int l) {
          -half * (w3_dot(fnd_sum, v_move) + w3_dot(ftd_sum, v_move) +
                   w3_dot(mrd_sum, w_move)));
   vstore(in->work[DEM_DISSIPATION_FRICTION] + l,
-         -(ut_energy - vgather(in->state, l, DEM_HM_UT)) -
-             half * w3_dot(fs_sum, v_move));
+         -(ut_energy - h[DEM_HM_UT]) - half * w3_dot(fs_sum, v_move));
   vstore(in->work[DEM_DISSIPATION_ROLLING] + l,
-         -(ur_energy - vgather(in->state, l, DEM_HM_UR)) -
-             half * w3_dot(ms_sum, w_move));
+         -(ur_energy - h[DEM_HM_UR]) - half * w3_dot(ms_sum, w_move));
 
-  vscatter(in->state, l, DEM_HM_TOUCHING, vsplat(1.0));
-  w3_scatter(in->state, l, DEM_HM_FS, fs);
-  w3_scatter(in->state, l, DEM_HM_MS, ms);
-  w3_scatter(in->state, l, DEM_HM_FND, fnd);
-  w3_scatter(in->state, l, DEM_HM_FTD, ftd);
-  w3_scatter(in->state, l, DEM_HM_MRD, mrd);
-  vscatter(in->state, l, DEM_HM_UT, ut_energy);
-  vscatter(in->state, l, DEM_HM_UR, ur_energy);
+  h[DEM_HM_TOUCHING] = vsplat(1.0);
+  w3_copy(h + DEM_HM_FS, fs);
+  w3_copy(h + DEM_HM_MS, ms);
+  w3_copy(h + DEM_HM_FND, fnd);
+  w3_copy(h + DEM_HM_FTD, ftd);
+  w3_copy(h + DEM_HM_MRD, mrd);
+  h[DEM_HM_UT] = ut_energy;
+  h[DEM_HM_UR] = ur_energy;
+  vscatter_range(in->state, l, 0, DEM_HM_WIDTH, h);
 }
 
 static void lanes(struct dem_lanes *l) {

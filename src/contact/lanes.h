@@ -65,6 +65,63 @@ static inline void vscatter(double *const *h, int l, int q, vd v) {
     h[l + a][q] = v[a];
 }
 
+/* Each lane's DEM_VW doubles as one vector, to components, one vector
+ * each (and back: the transpose is its own inverse). */
+static inline void vtranspose(vd r[DEM_VW]) {
+#if DEM_VW == 4
+  vd t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 2, 6);
+  vd t1 = __builtin_shufflevector(r[0], r[1], 1, 5, 3, 7);
+  vd t2 = __builtin_shufflevector(r[2], r[3], 0, 4, 2, 6);
+  vd t3 = __builtin_shufflevector(r[2], r[3], 1, 5, 3, 7);
+  r[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  r[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  r[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  r[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+#else
+  vd t0 = __builtin_shufflevector(r[0], r[1], 0, 2);
+  r[1] = __builtin_shufflevector(r[0], r[1], 1, 3);
+  r[0] = t0;
+#endif
+}
+
+/* Components [q0, q1) (q1 - q0 >= DEM_VW) of the histories h of lanes
+ * [l, l + DEM_VW) into r[q0..q1), one vector each: vgather's values, read
+ * DEM_VW at a time from each history and transposed (the last block may
+ * overlap the one before). */
+static inline void vgather_range(vd *r, double *const *h, int l, int q0,
+                                 int q1) {
+  for (int q = q0;; q += DEM_VW) {
+    if (q + DEM_VW > q1)
+      q = q1 - DEM_VW;
+    vd b[DEM_VW];
+    for (int a = 0; a < DEM_VW; a++)
+      b[a] = vload(h[l + a] + q);
+    vtranspose(b);
+    for (int k = 0; k < DEM_VW; k++)
+      r[q + k] = b[k];
+    if (q + DEM_VW == q1)
+      return;
+  }
+}
+
+/* r[q0..q1) into components [q0, q1) of the histories: vscatter's
+ * writes, DEM_VW at a time to each history. */
+static inline void vscatter_range(double *const *h, int l, int q0, int q1,
+                                  const vd *r) {
+  for (int q = q0;; q += DEM_VW) {
+    if (q + DEM_VW > q1)
+      q = q1 - DEM_VW;
+    vd b[DEM_VW];
+    for (int k = 0; k < DEM_VW; k++)
+      b[k] = r[q + k];
+    vtranspose(b);
+    for (int a = 0; a < DEM_VW; a++)
+      vstore(h[l + a] + q, b[a]);
+    if (q + DEM_VW == q1)
+      return;
+  }
+}
+
 /* 3-vectors of lanes, as core/vec3.h's, the same operations in the same
  * order. */
 static inline void w3_load(vd r[3], const double (*p)[DEM_LANES], int l) {
@@ -124,6 +181,7 @@ static inline void w3_sel(vd r[3], vm m, const vd a[3], const vd b[3]) {
 struct vpair {
   vd d[3], dist, overlap, rstar, ri, rj, arm_i, arm_j;
   vd mi, mj, mstar, v[3], w[3], v_move[3], w_move[3];
+  vd inertia; /* DEM_LANES_PAIRS only (where mi and mj are not set) */
 };
 
 /* Lanes [l, l + DEM_VW) of `in` as the loop filled them (DEM_LANES_GIVEN). */
@@ -210,7 +268,8 @@ static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
 
 /* Sphere-sphere pairs' lanes [l, l + DEM_VW): the geometry and kinematics
  * that dem_pair_close and dem_pair_kinematics (contact/loop.h) give one
- * contact at a time, the same operations. */
+ * contact at a time, the same operations; R*, m* and the rolling inertia
+ * as the list's build computed them (the bodies' masses not read). */
 static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
                                   struct vpair *g) {
   const struct dem_bodies *b = in->bodies;
@@ -220,7 +279,7 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   g->overlap = rsum - g->dist;
   g->ri = vload(in->ri + l);
   g->rj = vload(in->rj + l);
-  g->rstar = g->ri * g->rj / rsum;
+  g->rstar = vload(in->rstar + l);
   g->arm_i = g->ri - 0.5 * g->overlap;
   g->arm_j = g->rj - 0.5 * g->overlap;
 
@@ -229,7 +288,6 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   w3_load(p, in->x, l);
   w3_axpy(p, -g->arm_i / g->dist, g->d);
   vbody_motion(b, in->bi, l, p, vi, wc_i, mi, wm_i);
-  g->mi = vbody(b->mass, 1, in->bi, l, 0);
   if (in->periodic) { /* the point in the partner's image */
     vd shift[3];
     w3_load(shift, in->shift, l);
@@ -240,8 +298,8 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   w3_sub(g->v_move, mi, mj);
   w3_sub(g->w, wc_i, wc_j);
   w3_sub(g->w_move, wm_i, wm_j);
-  g->mj = vbody(b->mass, 1, in->bj, l, 0);
-  g->mstar = g->mi * g->mj / (g->mi + g->mj);
+  g->mstar = vload(in->mstar + l);
+  g->inertia = vload(in->inertia + l);
 }
 
 #endif

@@ -153,7 +153,7 @@ static DEM_ALWAYS_INLINE void dem_pair_close(const struct dem_sim *sim,
   g->overlap = rsum - g->dist;
   g->ri = sim->s.radius[c->ij[k][0]];
   g->rj = sim->s.radius[c->ij[k][1]];
-  g->rstar = g->ri * g->rj / rsum;
+  g->rstar = c->rstar[k];
   g->arm_i = g->ri - 0.5 * g->overlap;
   g->arm_j = g->rj - 0.5 * g->overlap;
 }
@@ -321,25 +321,60 @@ dem_block_prefetch(const struct dem_contact_list *c, size_t kb, size_t ke) {
     __builtin_prefetch(h, 1); /* its first, next and last lines */
     __builtin_prefetch(h + 8, 1);
     __builtin_prefetch(h + w - 1, 1);
-    for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
-      __builtin_prefetch(h + q, 1);
   }
+  /* Lines between the next and the last: none for a history of up to
+   * 18 doubles (hertz_mindlin's, 144 bytes from a 16-byte boundary: on
+   * three lines), which a loop over them for each contact cost 2 % of
+   * the dense pile's instructions for nothing. */
+  if (w > 18)
+    for (size_t k = kb; k < ke; k++) {
+      const double *h = c->state + (c->touched[k] ? k : kb) * w;
+      for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
+        __builtin_prefetch(h + q, 1);
+    }
+}
+
+/* dem_pair_apart's d (and shift) of pair contact k, the same operations,
+ * straight into lane e, with |d|^2 and the owner's centre. */
+static DEM_ALWAYS_INLINE double dem_lanes_apart(const struct dem_sim *sim,
+                                                size_t k, struct dem_lanes *l,
+                                                unsigned e,
+                                                const int periodic) {
+  const double(*x)[3] = (const double(*)[3])sim->s.x;
+  const int i = sim->pairs.ij[k][0], j = sim->pairs.ij[k][1];
+  double d[3], shift[3];
+  for (int a = 0; a < 3; a++)
+    d[a] = x[i][a] - x[j][a];
+  if (periodic)
+    dem_min_image(&sim->walls, d, shift);
+  const double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  for (int a = 0; a < 3; a++) {
+    l->d[a][e] = d[a];
+    l->x[a][e] = x[i][a];
+    if (periodic)
+      l->shift[a][e] = shift[a];
+  }
+  l->dist[e] = dist2;
+  return dist2;
 }
 
 /* The block's contacts sorted into touching and open, without a branch
  * on it (in a packing they alternate unpredictably): the touching ones
- * with the first half of their geometry (pairs) or all of it (walls). */
-static DEM_ALWAYS_INLINE void dem_block_sort(const struct dem_sim *sim,
-                                             const struct dem_contact_list *c,
-                                             struct dem_block *blk, size_t kb,
-                                             size_t ke, const int walls,
-                                             const int periodic) {
+ * with the first half of their geometry (pairs) or all of it (walls);
+ * pairs for a lane kernel (`lanes`) with it in blk->lanes. */
+static DEM_ALWAYS_INLINE void
+dem_block_sort(const struct dem_sim *sim, const struct dem_contact_list *c,
+               struct dem_block *blk, size_t kb, size_t ke, const int walls,
+               const int periodic, const int lanes) {
   unsigned nt = 0, no = 0;
   for (size_t k = kb; k < ke; k++) {
     struct dem_pair *g = &blk->g[nt];
     int touch;
     if (walls) {
       touch = dem_wall_touch(sim, k, g);
+    } else if (lanes) {
+      const double dist2 = dem_lanes_apart(sim, k, &blk->lanes, nt, periodic);
+      touch = dem_pair_touches(dist2, c->rsum[k]);
     } else {
       const double dist2 = dem_pair_apart(sim, k, g, periodic);
       blk->dist2[nt] = dist2;
@@ -378,22 +413,18 @@ static DEM_ALWAYS_INLINE void dem_lanes_put(struct dem_lanes *l, unsigned e,
   l->state[e] = h;
 }
 
-/* Pair contact k (its d, and with `periodic` its shift, in g; |d|^2; its
- * history h) as lane e, for the kernel to complete. */
-static DEM_ALWAYS_INLINE void
-dem_lanes_put_pair(struct dem_lanes *l, unsigned e, const struct dem_sim *sim,
-                   size_t k, const struct dem_pair *g, double dist2, double *h,
-                   const int periodic) {
+/* Pair contact k (its d, shift, x and dist already in lane e, from
+ * dem_lanes_apart; its history h) as lane e, for the kernel to complete. */
+static DEM_ALWAYS_INLINE void dem_lanes_put_pair(struct dem_lanes *l,
+                                                 unsigned e,
+                                                 const struct dem_sim *sim,
+                                                 size_t k, double *h) {
   const struct dem_spheres *s = &sim->s;
   const int i = sim->pairs.ij[k][0], j = sim->pairs.ij[k][1];
-  for (int a = 0; a < 3; a++) {
-    l->d[a][e] = g->d[a];
-    if (periodic)
-      l->shift[a][e] = g->shift[a];
-    l->x[a][e] = s->x[i][a];
-  }
-  l->dist[e] = dist2;
   l->rsum[e] = sim->pairs.rsum[k];
+  l->rstar[e] = sim->pairs.rstar[k];
+  l->mstar[e] = sim->pairs.mstar[k];
+  l->inertia[e] = sim->pairs.inertia[k];
   l->ri[e] = s->radius[i];
   l->rj[e] = s->radius[j];
   l->bi[e] = s->body[i];
@@ -481,7 +512,7 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
     const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
     dem_block_prefetch(c, ke, ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1);
-    dem_block_sort(sim, c, &blk, kb, ke, walls, periodic);
+    dem_block_sort(sim, c, &blk, kb, ke, walls, periodic, lanes && !walls);
     if (dissipative || meshes_move)
       memset(blk.worked, 0, ke - kb);
 
@@ -534,8 +565,7 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
       const int i = c->ij[k][0], j = c->ij[k][1];
       struct dem_pair *g = &blk.g[e];
       if (lanes && !walls) { /* the kernel does the rest */
-        dem_lanes_put_pair(&blk.lanes, e, sim, k, g, blk.dist2[e],
-                           c->state + k * w, periodic);
+        dem_lanes_put_pair(&blk.lanes, e, sim, k, c->state + k * w);
         continue;
       }
       if (lanes && !sim->mw) { /* flat walls: the same */
@@ -578,10 +608,16 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
       for (; e % DEM_LANES_VW; e++) { /* whole vectors */
         double *spare = l->spare[e % DEM_LANES_VW];
         memcpy(spare, l->state[last], w * sizeof *spare);
-        if (!walls)
-          dem_lanes_put_pair(l, e, sim, kb + blk.touch[last], &blk.g[last],
-                             blk.dist2[last], spare, periodic);
-        else if (!sim->mw)
+        if (!walls) {
+          for (int a = 0; a < 3; a++) {
+            l->d[a][e] = l->d[a][last];
+            l->x[a][e] = l->x[a][last];
+            if (periodic)
+              l->shift[a][e] = l->shift[a][last];
+          }
+          l->dist[e] = l->dist[last];
+          dem_lanes_put_pair(l, e, sim, kb + blk.touch[last], spare);
+        } else if (!sim->mw)
           dem_lanes_put_wall(l, e, sim, kb + blk.touch[last], &blk.g[last],
                              spare);
         else
@@ -599,9 +635,10 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
         const unsigned at = blk.touch[e];
         const size_t k = kb + at;
         const int i = c->ij[k][0], j = c->ij[k][1];
-        dem_lanes_get(l, e, c, k, flags, blk.work[at]);
+        double work[DEM_N_DISSIPATION]; /* straight to the owner's sum */
+        dem_lanes_get(l, e, c, k, flags, direct ? work : blk.work[at]);
         if (direct)
-          dem_owner_add(sim, &sum, i, blk.work[at]);
+          dem_owner_add(sim, &sum, i, work);
         else if (dissipative)
           blk.worked[at] = DEM_WORKED;
         if (meshes_move && j >= DEM_N_WALLS)

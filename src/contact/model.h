@@ -61,7 +61,8 @@ struct dem_pair_result {
 enum dem_lanes_mode {
   DEM_LANES_GIVEN, /* every field of struct dem_pair */
   DEM_LANES_PAIRS, /* sphere-sphere: d, dist = |d|^2, shift (periodic), x,
-                      rsum, ri, rj, bi, bj */
+                      rsum, ri, rj, bi, bj, and the list's rstar, mstar,
+                      inertia (no mi, mj) */
   DEM_LANES_WALLS, /* a flat wall at rest: d, dist, overlap, ri, arm_i, x,
                       bi */
 };
@@ -70,6 +71,7 @@ struct dem_lanes {
   double dist[DEM_LANES], overlap[DEM_LANES], rstar[DEM_LANES];
   double ri[DEM_LANES], rj[DEM_LANES], arm_i[DEM_LANES], arm_j[DEM_LANES];
   double mi[DEM_LANES], mj[DEM_LANES], mstar[DEM_LANES];
+  double inertia[DEM_LANES]; /* DEM_LANES_PAIRS: the pair's rolling inertia */
   double v[3][DEM_LANES], w[3][DEM_LANES];
   double v_move[3][DEM_LANES], w_move[3][DEM_LANES];
   double shift[3][DEM_LANES];

@@ -122,6 +122,7 @@ dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
   const struct dem_spheres *s = &sim->s;
   struct dem_contact_list *c = &sim->pairs;
   const size_t *sid = s->id;
+  const double *mass = sim->b.mass;
   const long n = (long)s->n;
   dem_status st = retire(sim, DEM_ITEM_PAIRS, start[n] / 2);
   if (st)
@@ -147,7 +148,12 @@ dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
         c->ij[cj][1] = j;
         c->key[cj][0] = sid[i];
         c->key[cj][1] = sid[j];
-        c->rsum[cj] = s->radius[i] + s->radius[j];
+        const double ri = s->radius[i], rj = s->radius[j];
+        const double mi = mass[s->body[i]], mj = mass[s->body[j]];
+        c->rsum[cj] = ri + rj;
+        c->rstar[cj] = ri * rj / c->rsum[cj];
+        c->mstar[cj] = mi * mj / (mi + mj);
+        c->inertia[cj] = dem_rolling_inertia(mi, ri, mj, rj);
         codes[k] = (int)cj;
       } else { /* j owns it: i's place among j's partners of higher id */
         size_t j_owned = start[j + 1] - (range[j + 1] - range[j]);

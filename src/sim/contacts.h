@@ -7,13 +7,24 @@
 #include "sim/fields.h"
 #include "sim/sim.h"
 
+/* A pair's rolling inertia, Ai et al. (Powder Technol. 206 (2011) 269):
+ * 1/I = 1/(I_i + m_i r_i^2) + 1/(I_j + m_j r_j^2), each sphere's own
+ * I = 2/5 m r^2 (m its body's mass). The lane kernels' rolling_inertia
+ * (hertz_mindlin_lanes.h) does the same operations. */
+static inline double dem_rolling_inertia(double mi, double ri, double mj,
+                                         double rj) {
+  const double ii = 1.4 * mi * ri * ri, ij = 1.4 * mj * rj * rj;
+  return ii * ij / (ii + ij);
+}
+
 /* Rebuilds the pair contacts from full neighbour lists: start (n_spheres
  * + 1) and list (sphere indices, each sphere's in ascending partner id).
  * Each pair becomes one contact owned by its lower-id sphere; a pair
  * that was a contact before keeps its history, a new one starts from
  * zero, and one that left the lists is dropped. Writes into `codes`
  * (beside list) each entry's code: c for the contact the sphere owns, ~c
- * for the one its partner owns. */
+ * for the one its partner owns. Each contact's rstar, mstar and inertia
+ * are set from the spheres' radii and their bodies' masses. */
 dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
                                     const int *list, int *codes);
 

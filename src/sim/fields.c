@@ -165,6 +165,11 @@ const struct dem_field dem_fields[] = {
      "0 if the spheres did not touch at the last evaluation (no force)"},
     {"ij", NULL, PAIR(ij), I32, 2, ORDER, "1", "the two spheres' places now"},
     {"rsum", NULL, PAIR(rsum), F64, 1, ORDER, "m", "sum of the radii"},
+    {"rstar", NULL, PAIR(rstar), F64, 1, ORDER, "m", "effective radius"},
+    {"mstar", NULL, PAIR(mstar), F64, 1, ORDER, "kg",
+     "the two bodies' effective mass"},
+    {"inertia", NULL, PAIR(inertia), F64, 1, ORDER, "kg m^2",
+     "the pair's rolling inertia"},
 
     {"key", "wall_contacts/sphere_wall", WALL(key), I64, 2, ORDER | RESTART,
      "1", "sphere number and wall (2 axis + side: 0 x min, 1 x max, ...)"},

@@ -120,10 +120,15 @@ struct dem_spheres {
  * across every rebuild and every spatial re-sort (sim/contacts.c). */
 struct dem_contact_list {
   size_t n, cap;
-  size_t *start;       /* n_spheres + 1: sphere i owns start[i]..[i+1] */
-  uint64_t (*key)[2];  /* owner's id, partner's id or wall number */
-  int (*ij)[2];        /* owner's index now, partner's index or wall */
-  double *rsum;        /* r_i + r_j (pairs), r_i (walls) */
+  size_t *start;      /* n_spheres + 1: sphere i owns start[i]..[i+1] */
+  uint64_t (*key)[2]; /* owner's id, partner's id or wall number */
+  int (*ij)[2];       /* owner's index now, partner's index or wall */
+  double *rsum;       /* r_i + r_j (pairs), r_i (walls) */
+  /* Pairs only, set at each build (they depend on the pair alone): the
+   * effective radius r_i r_j / rsum, the bodies' effective mass
+   * m_i m_j / (m_i + m_j) and the pair's rolling inertia
+   * (dem_rolling_inertia), so that the law divides for none of them. */
+  double *rstar, *mstar, *inertia;
   double *state;       /* n x state_width, the model's history */
   double (*force)[3];  /* on the owner, lab frame, at the last evaluation */
   double (*torque)[6]; /* on the owner and on the partner sphere, about
