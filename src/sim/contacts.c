@@ -137,6 +137,8 @@ dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
       for (long i = 0; i < n; i++) {
+    if (start[i + 1] == start[i]) /* no pairs: nothing to list or merge */
+      continue;
     const size_t first_owned = start[i + 1] - (range[i + 1] - range[i]);
     for (size_t k = start[i]; k < start[i + 1]; k++) {
       const int j = list[k];
