@@ -593,18 +593,12 @@ static void sort_list(int *list, size_t a, size_t b, const size_t *id) {
   }
 }
 
-/* Full lists from the threads' pairs (in cell-order indices), in the
- * spheres' own indices, each list sorted ascending. Each thread owns a
- * slice of the spheres: it counts, scans and fills their lists (reading
- * every pair; the pairs are a few per sphere at most). */
-static dem_status mirror_pairs(struct dem_sim *sim) {
-  struct dem_neighbors *nb = &sim->nb;
-  struct dem_nb_work *w = nb->work;
+/* The lists' starts (nb.start) from the threads' pairs: each thread
+ * counts its slice of the spheres' entries, then the slices are scanned. */
+static void count_lists(struct dem_sim *sim) {
+  struct dem_nb_work *w = sim->nb.work;
   const size_t n = sim->s.n;
-  size_t *start = nb->start, *pos = w->pos;
-  for (int t = 0; t < w->n_tb; t++)
-    if (w->tb[t].failed)
-      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour pairs");
+  size_t *start = sim->nb.start, *pos = w->pos;
   size_t part[DEM_SCAN_MAX_SLICES + 1];
   const int team = omp_get_max_threads() < DEM_SCAN_MAX_SLICES
                        ? omp_get_max_threads()
@@ -632,6 +626,52 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
     if (t + 1 == nt)
       start[n] = run;
   });
+}
+
+/* The lists from the threads' pairs at nb.start, each sorted by partner
+ * id: each thread fills its slice of the spheres. */
+static void fill_lists(struct dem_sim *sim, int *list) {
+  struct dem_nb_work *w = sim->nb.work;
+  const size_t n = sim->s.n, *id = sim->s.id;
+  size_t *start = sim->nb.start, *pos = w->pos;
+  const int team = omp_get_max_threads() < DEM_SCAN_MAX_SLICES
+                       ? omp_get_max_threads()
+                       : DEM_SCAN_MAX_SLICES;
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel num_threads(team), {
+    const size_t t = (size_t)omp_get_thread_num(),
+                 nt = (size_t)omp_get_num_threads();
+    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
+    memcpy(pos + k0, start + k0, (k1 - k0) * sizeof *pos);
+    mirror_slice(w, k0, k1, 1, pos, list);
+    for (size_t k = k0; k < k1; k++)
+      sort_list(list, start[k], start[k + 1], id);
+  });
+}
+
+/* Full lists from the threads' pairs (in cell-order indices, or sphere
+ * indices by_bodies), in the spheres' own indices, each list sorted
+ * ascending. Each thread owns a slice of the spheres: it counts, scans
+ * and fills their lists (reading every pair; the pairs are a few per
+ * sphere at most). With `at` (m ascending spheres, the only ones pairs
+ * name), one pass over them instead. */
+static dem_status mirror_pairs(struct dem_sim *sim, const size_t *at,
+                               size_t m) {
+  struct dem_neighbors *nb = &sim->nb;
+  struct dem_nb_work *w = nb->work;
+  const size_t n = sim->s.n;
+  size_t *start = nb->start, *pos = w->pos;
+  for (int t = 0; t < w->n_tb; t++)
+    if (w->tb[t].failed)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour pairs");
+  if (at) {
+    for (size_t a = 0; a < m; a++)
+      pos[at[a]] = 0;
+    mirror_slice(w, 0, n, 0, pos, NULL);
+    for (size_t a = 0; a < m; a++)
+      start[at[a] + 1] = pos[at[a]];
+    dem_prefix_counts_at(start, n, at, m);
+  } else
+    count_lists(sim);
   if (nb->capacity < start[n] || !nb->list) {
     size_t cap = start[n] + start[n] / 4 + 16;
     free(nb->list), free(w->codes);
@@ -648,18 +688,17 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
   }
   int *list = nb->list;
   const size_t *id = sim->s.id;
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel num_threads(team), {
-    const size_t t = (size_t)omp_get_thread_num(),
-                 nt = (size_t)omp_get_num_threads();
-    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
-    memcpy(pos + k0, start + k0, (k1 - k0) * sizeof *pos);
-    mirror_slice(w, k0, k1, 1, pos, list);
-    for (size_t k = k0; k < k1; k++)
-      sort_list(list, start[k], start[k + 1], id);
-  });
+  if (at) {
+    for (size_t a = 0; a < m; a++)
+      pos[at[a]] = start[at[a]];
+    mirror_slice(w, 0, n, 1, pos, list);
+    for (size_t a = 0; a < m; a++)
+      sort_list(list, start[at[a]], start[at[a] + 1], id);
+  } else
+    fill_lists(sim, list);
   /* The pairs become contacts, which keep their history; the lists
    * become codes into them. */
-  dem_status st = dem_contacts_build_pairs(sim, start, list, w->codes);
+  dem_status st = dem_contacts_build_pairs(sim, start, list, w->codes, at, m);
   int *codes = w->codes;
   w->codes = nb->list;
   nb->list = codes;
@@ -746,11 +785,24 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
     find_pairs_by_bodies(sim);
     n_search = 0;
     for (size_t i = 0; i < n; i++)
-      n_search += use[i];
+      if (use[i])
+        w->order[n_search++] = i;
   } else if ((st = find_pairs_in_cells(sim)))
     return st;
-  if ((st = mirror_pairs(sim)) || (st = dem_contacts_build_walls(sim, use)))
+  /* Few searched spheres (and no meshes, which every sphere may meet):
+   * only they can have a pair or a wall contact, and the lists, the
+   * contacts and the active set visit only them. */
+  const size_t *at = broad && !sim->mw && 8 * n_search < n ? w->order : NULL;
+  if ((st = mirror_pairs(sim, at, n_search)) ||
+      (st = dem_contacts_build_walls(sim, use, at, n_search)))
     return st;
+  if (at) {
+    size_t na = 0;
+    for (size_t a = 0; a < n_search; a++)
+      if (is_active(sim, at[a]))
+        nb->active[na++] = (int)at[a];
+    nb->n_active = na;
+  }
 
   /* The spheres the contact loop visits, ascending: each thread counts
    * its slice, then writes it after the slices before it. */
@@ -758,18 +810,20 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel, {
     size_t t = (size_t)omp_get_thread_num(), nt = omp_get_num_threads();
     size_t k0 = n * t / nt, k1 = n * (t + 1) / nt, c = 0;
-    for (size_t k = k0; k < k1; k++)
-      c += is_active(sim, k);
-    counts[t + 1] = c;
-    _Pragma("omp barrier") _Pragma("omp single") {
-      counts[0] = 0;
-      for (size_t u = 0; u < nt; u++)
-        counts[u + 1] += counts[u];
-      nb->n_active = counts[nt];
-    }
-    for (size_t k = k0, a = counts[t]; k < k1; k++) {
-      if (is_active(sim, k))
-        nb->active[a++] = (int)k;
+    if (!at) {
+      for (size_t k = k0; k < k1; k++)
+        c += is_active(sim, k);
+      counts[t + 1] = c;
+      _Pragma("omp barrier") _Pragma("omp single") {
+        counts[0] = 0;
+        for (size_t u = 0; u < nt; u++)
+          counts[u + 1] += counts[u];
+        nb->n_active = counts[nt];
+      }
+      for (size_t k = k0, a = counts[t]; k < k1; k++) {
+        if (is_active(sim, k))
+          nb->active[a++] = (int)k;
+      }
     }
     /* Build positions: the displacement check's reference. */
     memcpy(s->x_build + k0, s->x + k0, (k1 - k0) * sizeof *s->x);
