@@ -119,11 +119,11 @@ static size_t lower_bound(const int *list, size_t a, size_t b,
 
 dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
                                     const int *list, int *codes,
-                                    const size_t *at, size_t m) {
+                                    const size_t *only, size_t m) {
   const struct dem_spheres *s = &sim->s;
   struct dem_contact_list *c = &sim->pairs;
   const size_t *sid = s->id;
-  const long n = (long)s->n, visit = at ? (long)m : n;
+  const long n = (long)s->n, visit = only ? (long)m : n;
   dem_status st = retire(sim, DEM_ITEM_PAIRS, start[n] / 2);
   if (st)
     return st;
@@ -132,16 +132,16 @@ dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
   size_t *range = c->start;
   DEM_PARALLEL_IF(visit > DEM_PARALLEL_MIN, omp parallel for schedule(static),
                   for (long a = 0; a < visit; a++) {
-    const size_t i = at ? at[a] : (size_t)a;
+    const size_t i = only ? only[a] : (size_t)a;
     range[i + 1] = start[i + 1] -
                    lower_bound(list, start[i], start[i + 1], sid, sid[i] + 1);
                   });
-  c->n = at ? dem_prefix_counts_at(range, s->n, at, m)
-            : dem_prefix_counts(range, s->n);
+  c->n = only ? dem_prefix_counts_at(range, s->n, only, m)
+              : dem_prefix_counts(range, s->n);
   DEM_PARALLEL_IF(
       visit > DEM_PARALLEL_MIN, omp parallel for schedule(static),
       for (long a = 0; a < visit; a++) {
-    const long i = at ? (long)at[a] : a;
+    const long i = only ? (long)only[a] : a;
     if (start[i + 1] == start[i]) /* no pairs: nothing to list or merge */
       continue;
     const size_t first_owned = start[i + 1] - (range[i + 1] - range[i]);
@@ -219,16 +219,16 @@ static size_t patches_in(const struct dem_mesh_hit *pt, size_t n) {
 }
 
 dem_status dem_contacts_build_walls(struct dem_sim *sim,
-                                    const unsigned char *use, const size_t *at,
-                                    size_t m) {
+                                    const unsigned char *use,
+                                    const size_t *only, size_t m) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *wl = &sim->walls;
   struct dem_contact_list *c = &sim->wall_contacts;
   struct dem_mesh_walls *mw = sim->mw;
   const long n = (long)s->n;
   if (mw) /* meshes are searched for every sphere */
-    at = NULL;
-  const long visit = at ? (long)m : n;
+    only = NULL;
+  const long visit = only ? (long)m : n;
   const double skin = sim->nb.skin;
   size_t *range = c->old_start; /* counts, before retire swaps them in */
   size_t *tris = NULL;          /* per sphere, candidate triangles */
@@ -248,7 +248,7 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
       {
         struct near_buf nb = {0};
         _Pragma("omp for schedule(static)") for (long a = 0; a < visit; a++) {
-          const long i = at ? (long)at[a] : a;
+          const long i = only ? (long)only[a] : a;
           int w[DEM_N_WALLS];
           range[i + 1] =
               wl->enabled && (!use || use[i])
@@ -273,8 +273,8 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
   }
   /* retire() makes old_start the current ranges and these the new ones:
    * the counts must survive it, so they were written to old_start. */
-  size_t total = at ? dem_prefix_counts_at(range, s->n, at, m)
-                    : dem_prefix_counts(range, s->n);
+  size_t total = only ? dem_prefix_counts_at(range, s->n, only, m)
+                      : dem_prefix_counts(range, s->n);
   dem_status st = retire(sim, DEM_ITEM_WALL_CONTACTS, total);
   if (!st && mw) {
     size_t n_cand = dem_prefix_counts(tris, s->n);
@@ -300,7 +300,7 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
   DEM_PARALLEL_IF(visit > DEM_PARALLEL_MIN, omp parallel, {
     struct near_buf nb = {0};
     _Pragma("omp for schedule(static)") for (long a = 0; a < visit; a++) {
-      const long i = at ? (long)at[a] : a;
+      const long i = only ? (long)only[a] : a;
       int w[DEM_N_WALLS];
       if (range[i + 1] == range[i])
         continue;

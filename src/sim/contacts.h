@@ -13,20 +13,20 @@
  * that was a contact before keeps its history, a new one starts from
  * zero, and one that left the lists is dropped. Writes into `codes`
  * (beside list) each entry's code: c for the contact the sphere owns, ~c
- * for the one its partner owns. With `at` (m ascending sphere indices),
+ * for the one its partner owns. With `only` (m ascending sphere indices),
  * only those spheres may have entries: the others are not visited. */
 dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
                                     const int *list, int *codes,
-                                    const size_t *at, size_t m);
+                                    const size_t *only, size_t m);
 
 /* Rebuilds the wall contacts: every sphere (with use[i] set, if use is
  * given) within its radius + skin of a wall, one contact per wall,
- * keeping the history of those that were contacts before. With `at` (m
+ * keeping the history of those that were contacts before. With `only` (m
  * ascending sphere indices, those with use set; no meshes), only those
  * spheres are visited. */
 dem_status dem_contacts_build_walls(struct dem_sim *sim,
-                                    const unsigned char *use, const size_t *at,
-                                    size_t m);
+                                    const unsigned char *use,
+                                    const size_t *only, size_t m);
 
 /* The walls (numbers, ascending) a sphere at x is within `reach` of;
  * returns how many. */
