@@ -16,6 +16,7 @@
 #include "sim/body_order.h"
 #include "sim/forces.h"
 #include "sim/grid.h"
+#include "sim/near.h"
 #include "sim_fixture.h"
 
 static const char *rods_yaml =
@@ -179,6 +180,53 @@ START_TEST(pieces_lists_and_forces_match_brute_force) {
   ck_assert_msg(f.sim.nb.n_candidates < all,
                 "the broad phase kept all %zu spheres", all);
   check_against_brute_force(&f.sim, DEM_BROAD_ON);
+  fixture_end(&f);
+  free(yaml);
+}
+END_TEST
+
+/* Pieces renumbered in space, three pressed together: so few
+ * spheres are searched (8 per 100 or fewer) that the lists, the contacts
+ * and the active set visit only them (sim/neighbors.c, `at`); lists and
+ * forces still match brute force, partners in id order. */
+START_TEST(few_searched_spheres_lists_match_brute_force) {
+  struct fixture f;
+  char *yaml = pieces_yaml(32, 0.4, 1.0);
+  fixture_start(&f, yaml, NULL);
+  struct dem_sim *sim = &f.sim;
+  ck_assert_int_eq(dem_body_order_sort(sim), DEM_OK);
+  dem_near_forget(sim);
+  /* Pieces q < r stored in the order opposite to their ids, pressed
+   * against piece a, the rest where they were: spheres of a with
+   * partners in both, whose order the sort by id decides. */
+  size_t a = 0, q = 1, r = 2;
+  for (size_t u = 1; u < sim->b.n && sim->b.id[q] < sim->b.id[r]; u++)
+    for (size_t v = u + 1; v < sim->b.n; v++)
+      if (sim->b.id[u] > sim->b.id[v]) {
+        q = u, r = v;
+        break;
+      }
+  ck_assert_uint_gt(sim->b.id[q], sim->b.id[r]);
+  for (int c = 0; c < 3; c++) {
+    sim->b.x[q][c] = sim->b.x[a][c] + (c == 0 ? 0.02 : 0.0);
+    sim->b.x[r][c] = sim->b.x[a][c] + (c == 1 ? 0.02 : 0.0);
+  }
+  shake_bodies(sim, 0.0, 7);
+  check_against_brute_force(sim, DEM_BROAD_ON);
+  ck_assert_msg(8 * sim->nb.n_candidates < sim->s.n, "%zu searched of %zu",
+                sim->nb.n_candidates, sim->s.n);
+  /* Spheres whose partners belong to two bodies listed out of the id
+   * order: the sort by id has work to do. */
+  size_t mixed = 0;
+  for (size_t i = 0; i < sim->s.n; i++) {
+    int unsorted = 0;
+    for (size_t k = sim->nb.start[i] + 1; k < sim->nb.start[i + 1]; k++) {
+      size_t j0 = listed_partner(sim, i, k - 1), j1 = listed_partner(sim, i, k);
+      unsorted |= sim->s.body[j0] != sim->s.body[j1] && j1 < j0;
+    }
+    mixed += (size_t)unsorted;
+  }
+  ck_assert_msg(mixed > 0, "no list whose sort by id reorders its spheres");
   fixture_end(&f);
   free(yaml);
 }
@@ -381,6 +429,7 @@ static Suite *neighbors_suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, rods_lists_and_forces_match_brute_force);
   tcase_add_test(tc, pieces_lists_and_forces_match_brute_force);
+  tcase_add_test(tc, few_searched_spheres_lists_match_brute_force);
   tcase_add_test(tc, broad_phase_skips_pieces_far_apart);
   tcase_add_test(tc, lists_stay_complete_between_builds);
   tcase_add_test(tc, bitwise_same_state_for_one_and_two_threads);

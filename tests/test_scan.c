@@ -106,12 +106,47 @@ START_TEST(prefix_counts_are_the_running_sum_on_any_thread_count) {
 }
 END_TEST
 
+/* Counts only at some ascending items (adjacent ones, the first and the
+ * last among them), every other entry garbage on entry: the running sum
+ * over all n. */
+START_TEST(prefix_counts_at_some_items_are_the_running_sum) {
+  const size_t n = 1000;
+  size_t *count = calloc(n, sizeof *count), *at = malloc(n * sizeof *at);
+  size_t *start = malloc((n + 1) * sizeof *start);
+  struct dem_rng r;
+  dem_rng_seed(&r, 17);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || i == n - 1 || (i >= 500 && i < 504) ||
+        dem_rng_next(&r) % 9 == 0) {
+      at[m++] = i;
+      count[i] = 1 + dem_rng_next(&r) % 5;
+    }
+  for (size_t i = 0; i <= n; i++)
+    start[i] = 777777; /* written, never read */
+  for (size_t a = 0; a < m; a++)
+    start[at[a] + 1] = count[at[a]];
+  size_t total = dem_prefix_counts_at(start, n, at, m), run = 0;
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_uint_eq(start[i], run);
+    run += count[i];
+  }
+  ck_assert_uint_eq(start[n], run);
+  ck_assert_uint_eq(total, run);
+  start[0] = 5; /* none at all: zeros */
+  ck_assert_uint_eq(dem_prefix_counts_at(start, 3, at, 0), 0);
+  ck_assert_uint_eq(start[0] + start[1] + start[2] + start[3], 0);
+  free(count), free(at), free(start);
+}
+END_TEST
+
 static Suite *scan_suite(void) {
   Suite *s = suite_create("scan");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, counting_sort_is_the_stable_sort_on_any_thread_count);
   tcase_add_test(tc, prefix_counts_are_the_running_sum_on_any_thread_count);
+  tcase_add_test(tc, prefix_counts_at_some_items_are_the_running_sum);
   suite_add_tcase(s, tc);
   return s;
 }

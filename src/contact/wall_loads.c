@@ -3,6 +3,7 @@
 #include "contact/wall_loads.h"
 
 #include "contact/loop.h"
+#include "sim/active.h"
 
 const char *const dem_box_wall_names[DEM_N_WALLS] = {
     "box_xmin", "box_xmax", "box_ymin", "box_ymax", "box_zmin", "box_zmax"};
@@ -85,8 +86,11 @@ void dem_contact_wall_loads(const struct dem_sim *sim, double (*point)[3],
     return;
   /* Sphere by sphere in id order, each one's contacts in wall order: the
    * sums are the same, bitwise, for any thread count and sphere order. */
-  for (size_t id = 0; id < s->n; id++) {
-    const size_t i = s->index_of[id];
+  size_t ids[DEM_ACTIVE_IDS_MAX]; /* the ones with contacts, if few */
+  const size_t few = dem_active_ids(sim, ids, DEM_ACTIVE_IDS_MAX);
+  const size_t n_ids = few == (size_t)-1 ? s->n : few;
+  for (size_t a = 0; a < n_ids; a++) {
+    const size_t i = s->index_of[few == (size_t)-1 ? a : ids[a]];
     for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++) {
       struct dem_pair g = {0};
       const long slot = slot_of(sim, wc->ij[k][1], n_box);

@@ -118,26 +118,33 @@ static size_t lower_bound(const int *list, size_t a, size_t b,
 }
 
 dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
-                                    const int *list, int *codes) {
+                                    const int *list, int *codes,
+                                    const size_t *only, size_t m) {
   const struct dem_spheres *s = &sim->s;
   struct dem_contact_list *c = &sim->pairs;
   const size_t *sid = s->id;
   const double *mass = sim->b.mass;
-  const long n = (long)s->n;
+  const long n = (long)s->n, visit = only ? (long)m : n;
   dem_status st = retire(sim, DEM_ITEM_PAIRS, start[n] / 2);
   if (st)
     return st;
   /* The pairs each sphere owns: its partners of higher id, the tail of
    * its list. */
   size_t *range = c->start;
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-                  for (long i = 0; i < n; i++) range[i + 1] =
-                      start[i + 1] - lower_bound(list, start[i], start[i + 1],
-                                                 sid, sid[i] + 1););
-  c->n = dem_prefix_counts(range, s->n);
+  DEM_PARALLEL_IF(visit > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                  for (long a = 0; a < visit; a++) {
+    const size_t i = only ? only[a] : (size_t)a;
+    range[i + 1] = start[i + 1] -
+                   lower_bound(list, start[i], start[i + 1], sid, sid[i] + 1);
+                  });
+  c->n = only ? dem_prefix_counts_at(range, s->n, only, m)
+              : dem_prefix_counts(range, s->n);
   DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long i = 0; i < n; i++) {
+      visit > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long a = 0; a < visit; a++) {
+    const long i = only ? (long)only[a] : a;
+    if (start[i + 1] == start[i]) /* no pairs: nothing to list or merge */
+      continue;
     const size_t first_owned = start[i + 1] - (range[i + 1] - range[i]);
     for (size_t k = start[i]; k < start[i + 1]; k++) {
       const int j = list[k];
@@ -218,12 +225,16 @@ static size_t patches_in(const struct dem_mesh_hit *pt, size_t n) {
 }
 
 dem_status dem_contacts_build_walls(struct dem_sim *sim,
-                                    const unsigned char *use) {
+                                    const unsigned char *use,
+                                    const size_t *only, size_t m) {
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *wl = &sim->walls;
   struct dem_contact_list *c = &sim->wall_contacts;
   struct dem_mesh_walls *mw = sim->mw;
   const long n = (long)s->n;
+  if (mw) /* meshes are searched for every sphere */
+    only = NULL;
+  const long visit = only ? (long)m : n;
   const double skin = sim->nb.skin;
   size_t *range = c->old_start; /* counts, before retire swaps them in */
   size_t *tris = NULL;          /* per sphere, candidate triangles */
@@ -237,12 +248,13 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
       return dem_fail(DEM_ERR_NOMEM, "out of memory for mesh contacts");
   }
   DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN,
+      visit > DEM_PARALLEL_MIN,
       omp parallel reduction(|
                              : failed),
       {
         struct near_buf nb = {0};
-        _Pragma("omp for schedule(static)") for (long i = 0; i < n; i++) {
+        _Pragma("omp for schedule(static)") for (long a = 0; a < visit; a++) {
+          const long i = only ? (long)only[a] : a;
           int w[DEM_N_WALLS];
           range[i + 1] =
               wl->enabled && (!use || use[i])
@@ -267,7 +279,8 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
   }
   /* retire() makes old_start the current ranges and these the new ones:
    * the counts must survive it, so they were written to old_start. */
-  size_t total = dem_prefix_counts(range, s->n);
+  size_t total = only ? dem_prefix_counts_at(range, s->n, only, m)
+                      : dem_prefix_counts(range, s->n);
   dem_status st = retire(sim, DEM_ITEM_WALL_CONTACTS, total);
   if (!st && mw) {
     size_t n_cand = dem_prefix_counts(tris, s->n);
@@ -290,9 +303,10 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
   }
   range = c->start;
   c->n = total;
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
+  DEM_PARALLEL_IF(visit > DEM_PARALLEL_MIN, omp parallel, {
     struct near_buf nb = {0};
-    _Pragma("omp for schedule(static)") for (long i = 0; i < n; i++) {
+    _Pragma("omp for schedule(static)") for (long a = 0; a < visit; a++) {
+      const long i = only ? (long)only[a] : a;
       int w[DEM_N_WALLS];
       if (range[i + 1] == range[i])
         continue;

@@ -24,15 +24,21 @@ static inline double dem_rolling_inertia(double mi, double ri, double mj,
  * zero, and one that left the lists is dropped. Writes into `codes`
  * (beside list) each entry's code: c for the contact the sphere owns, ~c
  * for the one its partner owns. Each contact's rstar, mstar and inertia
- * are set from the spheres' radii and their bodies' masses. */
+ * are set from the spheres' radii and their bodies' masses. With `only`
+ * (m ascending sphere indices), only those spheres may have entries: the
+ * others are not visited. */
 dem_status dem_contacts_build_pairs(struct dem_sim *sim, const size_t *start,
-                                    const int *list, int *codes);
+                                    const int *list, int *codes,
+                                    const size_t *only, size_t m);
 
 /* Rebuilds the wall contacts: every sphere (with use[i] set, if use is
  * given) within its radius + skin of a wall, one contact per wall,
- * keeping the history of those that were contacts before. */
+ * keeping the history of those that were contacts before. With `only` (m
+ * ascending sphere indices, those with use set; no meshes), only those
+ * spheres are visited. */
 dem_status dem_contacts_build_walls(struct dem_sim *sim,
-                                    const unsigned char *use);
+                                    const unsigned char *use,
+                                    const size_t *only, size_t m);
 
 /* The walls (numbers, ascending) a sphere at x is within `reach` of;
  * returns how many. */

@@ -111,16 +111,33 @@ static dem_status reserve(struct dem_near **p, size_t n) {
   return DEM_OK;
 }
 
+/* max |offset| of each shape's template spheres, into nr->shape_reach. */
+static dem_status shape_reaches(struct dem_near *nr,
+                                const struct dem_sim *sim) {
+  if (nr->shape_cap < sim->n_shapes) {
+    free(nr->shape_reach);
+    nr->shape_reach = malloc(sim->n_shapes * sizeof *nr->shape_reach);
+    nr->shape_cap = nr->shape_reach ? sim->n_shapes : 0;
+    if (!nr->shape_reach)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for near bodies");
+  }
+  for (size_t k = 0; k < sim->n_shapes; k++) {
+    const struct dem_shape *sh = &sim->shapes[k];
+    double r = 0;
+    for (size_t i = 0; i < sh->n_spheres; i++) {
+      double o = v3_norm(sh->offset[i]);
+      r = o > r ? o : r;
+    }
+    nr->shape_reach[k] = r;
+  }
+  return DEM_OK;
+}
+
 /* max |offset| of body k's spheres, from its shape's template: offsets
  * are the template's times the scale, rounded. */
-static double reach_of(const struct dem_sim *sim, size_t k) {
-  const struct dem_shape *sh = &sim->shapes[sim->b.shape[k]];
-  double r = 0;
-  for (size_t i = 0; i < sh->n_spheres; i++) {
-    double o = v3_norm(sh->offset[i]);
-    r = o > r ? o : r;
-  }
-  return r * sim->b.scale[k] * (1 + ROUNDING);
+static double reach_of(const struct dem_near *nr, const struct dem_sim *sim,
+                       size_t k) {
+  return nr->shape_reach[sim->b.shape[k]] * sim->b.scale[k] * (1 + ROUNDING);
 }
 
 dem_status dem_near_update(struct dem_sim *sim) {
@@ -137,6 +154,8 @@ dem_status dem_near_update(struct dem_sim *sim) {
   if (st)
     return st;
   struct dem_near *nr = nb->near;
+  if ((st = shape_reaches(nr, sim)))
+    return st;
   /* The active list ascends and each body's spheres are contiguous:
    * body k's active spheres start at the first active index not below
    * its first member. */
@@ -153,7 +172,7 @@ dem_status dem_near_update(struct dem_sim *sim) {
         hi = mid;
     }
     nr->act[k] = lo;
-    nr->reach[k] = reach_of(sim, (size_t)k);
+    nr->reach[k] = reach_of(nr, sim, (size_t)k);
     anchor(nr, b, (size_t)k, 0.0);
       });
   nr->act[n] = nb->n_active;
@@ -260,7 +279,7 @@ void dem_near_release(struct dem_neighbors *nb) {
   if (!nr)
     return;
   free(nr->act), free(nr->x_at), free(nr->q_at), free(nr->moved);
-  free(nr->reach), free(nr->slack);
+  free(nr->reach), free(nr->slack), free(nr->shape_reach);
   free(nr);
   nb->near = NULL;
 }

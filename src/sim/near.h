@@ -29,6 +29,8 @@ struct dem_near {
   double *moved;                 /* displacement since the build there */
   double *reach;                 /* max |offset| of the body's spheres */
   double *slack;                 /* rounding allowance of the anchor */
+  double *shape_reach;           /* max |offset| of each shape's template */
+  size_t shape_cap;              /* shapes shape_reach holds */
   int stale;                     /* some sphere lags its body's pose */
 };
 

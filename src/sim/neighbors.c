@@ -1,5 +1,6 @@
-/* Verlet lists: a broad phase on bodies' bounding spheres, then cell-sorted
- * spheres paired through a half stencil and mirrored into full lists. */
+/* Verlet lists: a broad phase on bodies' bounding spheres whose body pairs
+ * pair their spheres near each other, or (without it) cell-sorted spheres
+ * paired through a half stencil; mirrored into full lists. */
 #include "sim/neighbors.h"
 
 #include <math.h>
@@ -22,6 +23,8 @@ struct pair_buf {
   int (*ij)[2];
   size_t n, cap;
   int failed;
+  int *sel; /* the spheres of two bodies near each other (by_bodies) */
+  size_t sel_cap;
 };
 
 struct dem_nb_work {
@@ -36,6 +39,7 @@ struct dem_nb_work {
   size_t *t_count; /* n_tb + 1: active spheres per thread, then offsets */
   int n_tb;
   int *codes;                /* beside nb->list: the entries as pair codes */
+  int by_bodies;             /* the pairs hold sphere indices, not cell order */
   size_t *bcell_of, *border; /* in the scratch too */
   double *bradius;
   struct dem_grid bg;
@@ -168,7 +172,7 @@ void dem_neighbors_release(struct dem_neighbors *nb) {
   dem_scratch_release(&nb->scratch);
   free(w->sg.cell_start), free(w->bg.cell_start);
   for (int t = 0; t < w->n_tb; t++)
-    free(w->tb[t].ij);
+    free(w->tb[t].ij), free(w->tb[t].sel);
   free(w->tb);
   free(w->t_count);
   free(w->codes);
@@ -185,7 +189,8 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
   bytes += w->n_alloc * sizeof *nb->active + nb->scratch.bytes;
   bytes += (w->sg.cells_alloc + w->bg.cells_alloc) * sizeof(size_t);
   for (int t = 0; t < w->n_tb; t++)
-    bytes += w->tb[t].cap * sizeof *w->tb[t].ij;
+    bytes += w->tb[t].cap * sizeof *w->tb[t].ij +
+             w->tb[t].sel_cap * sizeof *w->tb[t].sel;
   return bytes;
 }
 
@@ -234,6 +239,16 @@ static int body_clear_of_walls(const struct dem_sim *sim, long k, double R) {
         !(x[a] - wl->lo[a] > ext && wl->hi[a] - x[a] > ext))
       return 0;
   return 1;
+}
+
+/* Whether sphere i is within r_i + skin of the bounding sphere (radius
+ * Ro) of body o. */
+static inline int near_body(const struct dem_sim *sim, size_t i, size_t o,
+                            double Ro, double skin) {
+  double d[3];
+  v3_sub(d, sim->s.x[i], sim->b.x[o]);
+  double r = Ro + sim->s.radius[i] + skin;
+  return v3_dot(d, d) < r * r;
 }
 
 /* candidate[i] = 1 for the spheres within r_i + skin of a wall or of
@@ -302,14 +317,9 @@ static dem_status broad_phase(struct dem_sim *sim) {
           double reach = R[k] + R[o] + skin;
           if (!(v3_dot(d, d) < reach * reach))
             continue;
-          for (size_t m = m0; m < m1; m++) {
-            size_t i = m;
-            if (cand[i])
-              continue;
-            v3_sub(d, s->x[i], b->x[o]);
-            double r = R[o] + s->radius[i] + skin;
-            cand[i] = v3_dot(d, d) < r * r;
-          }
+          for (size_t m = m0; m < m1; m++)
+            if (!cand[m])
+              cand[m] = (unsigned char)near_body(sim, m, o, R[o], skin);
         }
       }
       });
@@ -412,6 +422,93 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
   });
 }
 
+/* The pairs between bodies k and o (k < o, bounding spheres within
+ * reach): the spheres of k near o's bounding sphere against those of o
+ * near k's, the broad phase's tests (a pair within range has both, see
+ * broad_phase), in sphere indices (i of k below j of o). */
+static void pair_bodies(const struct dem_sim *sim, size_t k, size_t o,
+                        struct pair_buf *out) {
+  const struct dem_nb_work *w = sim->nb.work;
+  const size_t *first = sim->b.first_member;
+  const double skin = sim->nb.skin, *R = w->bradius;
+  const size_t mk = first[k + 1] - first[k], mo = first[o + 1] - first[o];
+  if (out->sel_cap < mk + mo) {
+    int *sel = realloc(out->sel, (mk + mo) * sizeof *sel);
+    if (!sel) {
+      out->failed = 1;
+      return;
+    }
+    out->sel = sel;
+    out->sel_cap = mk + mo;
+  }
+  int *a = out->sel, *c;
+  size_t na = 0, nc = 0;
+  for (size_t i = first[k]; i < first[k + 1]; i++)
+    if (near_body(sim, i, o, R[o], skin))
+      a[na++] = (int)i;
+  if (na == 0)
+    return;
+  c = a + na;
+  for (size_t j = first[o]; j < first[o + 1]; j++)
+    if (near_body(sim, j, k, R[k], skin))
+      c[nc++] = (int)j;
+  const double(*x)[3] = (const double(*)[3])sim->s.x;
+  const double *r = sim->s.radius;
+  for (size_t p = 0; p < na; p++) {
+    const int i = a[p];
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2], ri = r[i] + skin;
+    for (size_t q = 0; q < nc; q++) {
+      const int j = c[q];
+      double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
+      double range = ri + r[j];
+      if (dx * dx + dy * dy + dz * dz < range * range)
+        pair_push(out, i, j);
+    }
+  }
+}
+
+/* The sphere phase after the broad phase: each pair of bodies whose
+ * bounding spheres are within reach, found again on the broad phase's
+ * grid, pairs its spheres near each other (pair_bodies). The bodies far
+ * from all others cost nothing, and no sphere is sorted. */
+static void find_pairs_by_bodies(struct dem_sim *sim) {
+  const struct dem_bodies *b = &sim->b;
+  struct dem_nb_work *w = sim->nb.work;
+  const struct dem_grid *g = &w->bg;
+  const double skin = sim->nb.skin, *R = w->bradius;
+  const long nbod = (long)b->n;
+  DEM_PARALLEL_IF(nbod > DEM_PARALLEL_MIN / 8, omp parallel, {
+    struct pair_buf *out = &w->tb[omp_get_thread_num()];
+    out->n = 0;
+    out->failed = 0;
+    _Pragma("omp for schedule(static)") for (long k = 0; k < nbod; k++) {
+      size_t c[3];
+      dem_grid_coords(g, b->x[k], c);
+      size_t z0 = c[2] ? c[2] - 1 : 0,
+             z1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : c[2];
+      size_t y0 = c[1] ? c[1] - 1 : 0,
+             y1 = c[1] + 1 < g->dims[1] ? c[1] + 1 : c[1];
+      size_t x0 = c[0] ? c[0] - 1 : 0,
+             x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
+      for (size_t z = z0; z <= z1; z++)
+        for (size_t y = y0; y <= y1; y++) {
+          size_t row = (z * g->dims[1] + y) * g->dims[0];
+          size_t e = g->cell_start[row + x1 + 1];
+          for (size_t q = g->cell_start[row + x0]; q < e; q++) {
+            size_t o = w->border[q];
+            if (o <= (size_t)k)
+              continue;
+            double d[3];
+            v3_sub(d, b->x[k], b->x[o]);
+            double reach = R[k] + R[o] + skin;
+            if (v3_dot(d, d) < reach * reach)
+              pair_bodies(sim, (size_t)k, o, out);
+          }
+        }
+    }
+  });
+}
+
 /* ---- periodic axes -------------------------------------------------------
  */
 
@@ -468,7 +565,8 @@ static void mirror_slice(const struct dem_nb_work *w, size_t k0, size_t k1,
   for (int t = 0; t < w->n_tb; t++) {
     const struct pair_buf *p = &w->tb[t];
     for (size_t k = 0; k < p->n; k++) {
-      const size_t i = order[p->ij[k][0]], j = order[p->ij[k][1]];
+      const size_t i = w->by_bodies ? (size_t)p->ij[k][0] : order[p->ij[k][0]],
+                   j = w->by_bodies ? (size_t)p->ij[k][1] : order[p->ij[k][1]];
       if (i - k0 < k1 - k0) { /* k0 <= i < k1, unsigned */
         if (fill)
           list[pos[i]] = (int)j;
@@ -495,18 +593,12 @@ static void sort_list(int *list, size_t a, size_t b, const size_t *id) {
   }
 }
 
-/* Full lists from the threads' pairs (in cell-order indices), in the
- * spheres' own indices, each list sorted ascending. Each thread owns a
- * slice of the spheres: it counts, scans and fills their lists (reading
- * every pair; the pairs are a few per sphere at most). */
-static dem_status mirror_pairs(struct dem_sim *sim) {
-  struct dem_neighbors *nb = &sim->nb;
-  struct dem_nb_work *w = nb->work;
+/* The lists' starts (nb.start) from the threads' pairs: each thread
+ * counts its slice of the spheres' entries, then the slices are scanned. */
+static void count_lists(struct dem_sim *sim) {
+  struct dem_nb_work *w = sim->nb.work;
   const size_t n = sim->s.n;
-  size_t *start = nb->start, *pos = w->pos;
-  for (int t = 0; t < w->n_tb; t++)
-    if (w->tb[t].failed)
-      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour pairs");
+  size_t *start = sim->nb.start, *pos = w->pos;
   size_t part[DEM_SCAN_MAX_SLICES + 1];
   const int team = omp_get_max_threads() < DEM_SCAN_MAX_SLICES
                        ? omp_get_max_threads()
@@ -534,6 +626,52 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
     if (t + 1 == nt)
       start[n] = run;
   });
+}
+
+/* The lists from the threads' pairs at nb.start, each sorted by partner
+ * id: each thread fills its slice of the spheres. */
+static void fill_lists(struct dem_sim *sim, int *list) {
+  struct dem_nb_work *w = sim->nb.work;
+  const size_t n = sim->s.n, *id = sim->s.id;
+  size_t *start = sim->nb.start, *pos = w->pos;
+  const int team = omp_get_max_threads() < DEM_SCAN_MAX_SLICES
+                       ? omp_get_max_threads()
+                       : DEM_SCAN_MAX_SLICES;
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel num_threads(team), {
+    const size_t t = (size_t)omp_get_thread_num(),
+                 nt = (size_t)omp_get_num_threads();
+    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
+    memcpy(pos + k0, start + k0, (k1 - k0) * sizeof *pos);
+    mirror_slice(w, k0, k1, 1, pos, list);
+    for (size_t k = k0; k < k1; k++)
+      sort_list(list, start[k], start[k + 1], id);
+  });
+}
+
+/* Full lists from the threads' pairs (in cell-order indices, or sphere
+ * indices by_bodies), in the spheres' own indices, each list sorted
+ * ascending. Each thread owns a slice of the spheres: it counts, scans
+ * and fills their lists (reading every pair; the pairs are a few per
+ * sphere at most). With `at` (m ascending spheres, the only ones pairs
+ * name), one pass over them instead. */
+static dem_status mirror_pairs(struct dem_sim *sim, const size_t *at,
+                               size_t m) {
+  struct dem_neighbors *nb = &sim->nb;
+  struct dem_nb_work *w = nb->work;
+  const size_t n = sim->s.n;
+  size_t *start = nb->start, *pos = w->pos;
+  for (int t = 0; t < w->n_tb; t++)
+    if (w->tb[t].failed)
+      return dem_fail(DEM_ERR_NOMEM, "out of memory for neighbour pairs");
+  if (at) {
+    for (size_t a = 0; a < m; a++)
+      pos[at[a]] = 0;
+    mirror_slice(w, 0, n, 0, pos, NULL);
+    for (size_t a = 0; a < m; a++)
+      start[at[a] + 1] = pos[at[a]];
+    dem_prefix_counts_at(start, n, at, m);
+  } else
+    count_lists(sim);
   if (nb->capacity < start[n] || !nb->list) {
     size_t cap = start[n] + start[n] / 4 + 16;
     free(nb->list), free(w->codes);
@@ -550,22 +688,65 @@ static dem_status mirror_pairs(struct dem_sim *sim) {
   }
   int *list = nb->list;
   const size_t *id = sim->s.id;
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel num_threads(team), {
-    const size_t t = (size_t)omp_get_thread_num(),
-                 nt = (size_t)omp_get_num_threads();
-    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
-    memcpy(pos + k0, start + k0, (k1 - k0) * sizeof *pos);
-    mirror_slice(w, k0, k1, 1, pos, list);
-    for (size_t k = k0; k < k1; k++)
-      sort_list(list, start[k], start[k + 1], id);
-  });
+  if (at) {
+    for (size_t a = 0; a < m; a++)
+      pos[at[a]] = start[at[a]];
+    mirror_slice(w, 0, n, 1, pos, list);
+    for (size_t a = 0; a < m; a++)
+      sort_list(list, start[at[a]], start[at[a] + 1], id);
+  } else
+    fill_lists(sim, list);
   /* The pairs become contacts, which keep their history; the lists
    * become codes into them. */
-  dem_status st = dem_contacts_build_pairs(sim, start, list, w->codes);
+  dem_status st = dem_contacts_build_pairs(sim, start, list, w->codes, at, m);
   int *codes = w->codes;
   w->codes = nb->list;
   nb->list = codes;
   return st;
+}
+
+/* The sphere phase without the broad phase (or with periodic axes):
+ * every sphere sorted by cell and paired through the cells' stencil. */
+static dem_status find_pairs_in_cells(struct dem_sim *sim) {
+  struct dem_spheres *s = &sim->s;
+  struct dem_neighbors *nb = &sim->nb;
+  struct dem_nb_work *w = nb->work;
+  const struct dem_walls *wl = &sim->walls;
+  const size_t n = s->n;
+  const long nn = (long)n;
+  dem_status st;
+  /* Sphere grid: cells one interaction range wide, no more than about
+   * eight per sphere. */
+  double lo[3], hi[3];
+  dem_bounding_box((const double(*)[3])s->x, n, NULL, lo, hi);
+  for (int k = 0; k < 3; k++)
+    if (wl->periodic >> k & 1u)
+      lo[k] = wl->lo[k], hi[k] = wl->hi[k];
+  struct dem_grid *g = &w->sg;
+  if ((st = dem_grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin,
+                          8 * n + 64)))
+    return st;
+  if (wl->periodic) {
+    dem_periodic_grid(wl, g);
+    DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+                    for (long i = 0; i < nn; i++) w->cell_of[i] =
+                        dem_periodic_cell_of(wl, g, s->x[i]););
+  } else {
+    DEM_PARALLEL_IF(
+        nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+        for (long i = 0; i < nn; i++) {
+      size_t c[3];
+      dem_grid_coords(g, s->x[i], c);
+      w->cell_of[i] = dem_grid_index(g, c);
+        });
+  }
+  dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
+  copy_sorted(sim, n);
+  if (wl->periodic)
+    find_pairs_periodic(sim, n);
+  else
+    find_pairs(sim, n);
+  return DEM_OK;
 }
 
 /* Whether sphere k has a pair or a wall contact. */
@@ -597,45 +778,31 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
     return st;
   const unsigned char *use = broad ? w->candidate : NULL;
 
-  /* Sphere grid over the candidates: cells one interaction range wide,
-   * no more than about eight per sphere. */
-  double lo[3], hi[3];
-  dem_bounding_box((const double(*)[3])s->x, n, use, lo, hi);
-  for (int k = 0; k < 3; k++)
-    if (wl->periodic >> k & 1u)
-      lo[k] = wl->lo[k], hi[k] = wl->hi[k];
-  struct dem_grid *g = &w->sg;
-  if ((st = dem_grid_size(g, lo, hi, 2.0 * sim->max_radius + nb->skin,
-                          8 * n + 64)))
-    return st;
   const long nn = (long)n;
-  if (wl->periodic) {
-    dem_periodic_grid(wl, g);
-    DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-                    for (long i = 0; i < nn; i++) w->cell_of[i] =
-                        dem_periodic_cell_of(wl, g, s->x[i]););
-  } else {
-    DEM_PARALLEL_IF(
-        nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-        for (long i = 0; i < nn; i++) {
-      size_t c[3];
-      if (use && !use[i]) { /* not searched: the last bucket */
-        w->cell_of[i] = g->n_cells;
-        continue;
-      }
-      dem_grid_coords(g, s->x[i], c);
-      w->cell_of[i] = dem_grid_index(g, c);
-        });
-  }
-  dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
-  size_t n_search = g->cell_start[g->n_cells];
-  copy_sorted(sim, n_search);
-  if (wl->periodic)
-    find_pairs_periodic(sim, n_search);
-  else
-    find_pairs(sim, n_search);
-  if ((st = mirror_pairs(sim)) || (st = dem_contacts_build_walls(sim, use)))
+  size_t n_search = n;
+  w->by_bodies = broad;
+  if (broad) {
+    find_pairs_by_bodies(sim);
+    n_search = 0;
+    for (size_t i = 0; i < n; i++)
+      if (use[i])
+        w->order[n_search++] = i;
+  } else if ((st = find_pairs_in_cells(sim)))
     return st;
+  /* Few searched spheres (and no meshes, which every sphere may meet):
+   * only they can have a pair or a wall contact, and the lists, the
+   * contacts and the active set visit only them. */
+  const size_t *at = broad && !sim->mw && 8 * n_search < n ? w->order : NULL;
+  if ((st = mirror_pairs(sim, at, n_search)) ||
+      (st = dem_contacts_build_walls(sim, use, at, n_search)))
+    return st;
+  if (at) {
+    size_t na = 0;
+    for (size_t a = 0; a < n_search; a++)
+      if (is_active(sim, at[a]))
+        nb->active[na++] = (int)at[a];
+    nb->n_active = na;
+  }
 
   /* The spheres the contact loop visits, ascending: each thread counts
    * its slice, then writes it after the slices before it. */
@@ -643,18 +810,20 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel, {
     size_t t = (size_t)omp_get_thread_num(), nt = omp_get_num_threads();
     size_t k0 = n * t / nt, k1 = n * (t + 1) / nt, c = 0;
-    for (size_t k = k0; k < k1; k++)
-      c += is_active(sim, k);
-    counts[t + 1] = c;
-    _Pragma("omp barrier") _Pragma("omp single") {
-      counts[0] = 0;
-      for (size_t u = 0; u < nt; u++)
-        counts[u + 1] += counts[u];
-      nb->n_active = counts[nt];
-    }
-    for (size_t k = k0, a = counts[t]; k < k1; k++) {
-      if (is_active(sim, k))
-        nb->active[a++] = (int)k;
+    if (!at) {
+      for (size_t k = k0; k < k1; k++)
+        c += is_active(sim, k);
+      counts[t + 1] = c;
+      _Pragma("omp barrier") _Pragma("omp single") {
+        counts[0] = 0;
+        for (size_t u = 0; u < nt; u++)
+          counts[u + 1] += counts[u];
+        nb->n_active = counts[nt];
+      }
+      for (size_t k = k0, a = counts[t]; k < k1; k++) {
+        if (is_active(sim, k))
+          nb->active[a++] = (int)k;
+      }
     }
     /* Build positions: the displacement check's reference. */
     memcpy(s->x_build + k0, s->x + k0, (k1 - k0) * sizeof *s->x);

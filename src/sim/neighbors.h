@@ -16,15 +16,16 @@ int dem_neighbors_stale(struct dem_sim *sim);
 
 /* Rebuilds the lists. With the broad phase, bodies' bounding spheres
  * (radius: the shape's bounding radius about the centre of mass) are
- * paired first, and only spheres within reach of another body's bounding
- * sphere or of a wall go on to the sphere phase. The sphere phase sorts
- * the searched spheres by cell (a stable counting sort of a copy of their
- * positions, radii and bodies; the sphere arrays themselves keep their
- * body order) and pairs each with the spheres of other bodies within
- * r_i + r_j + skin. The result (lists, their order, the active set) does
- * not depend on the thread count, and the broad phase never changes which
- * pairs are listed. Scratch grows when needed and is kept for the next
- * build. */
+ * paired first, and each pair of bodies within reach pairs the spheres of
+ * each within reach of the other's bounding sphere; only spheres within
+ * reach of another body's bounding sphere or of a wall count as searched.
+ * Without it, the sphere phase sorts every sphere by cell (a stable
+ * counting sort of a copy of their positions, radii and bodies; the
+ * sphere arrays themselves keep their body order) and pairs each with the
+ * spheres of other bodies within r_i + r_j + skin. The result (lists, their
+ * order, the active set) does not depend on the thread count, and the broad
+ * phase never changes which pairs are listed. Scratch grows when needed and is
+ * kept for the next build. */
 dem_status dem_neighbors_build(struct dem_sim *sim);
 
 /* Frees the lists and the scratch. */

@@ -45,3 +45,17 @@ size_t dem_prefix_counts(size_t *start, size_t n) {
   }
   return start[n];
 }
+
+size_t dem_prefix_counts_at(size_t *start, size_t n, const size_t *at,
+                            size_t m) {
+  size_t run = 0, k = 0;
+  for (size_t a = 0; a < m; a++) {
+    const size_t i = at[a], count = start[i + 1]; /* read before the fill */
+    for (; k <= i; k++)
+      start[k] = run;
+    run += count;
+  }
+  for (; k <= n; k++)
+    start[k] = run;
+  return run;
+}

@@ -11,6 +11,12 @@
  * Call it outside a parallel region. */
 size_t dem_prefix_counts(size_t *start, size_t n);
 
+/* dem_prefix_counts when only the items at[0..m) (ascending) may have a
+ * count (start[at[a] + 1]); the others' entries are written, not read:
+ * every start[0..n] is set, in one serial pass. */
+size_t dem_prefix_counts_at(size_t *start, size_t n, const size_t *at,
+                            size_t m);
+
 /* Lists of many threads: at most this many slices, whatever the team. */
 enum { DEM_SCAN_MAX_SLICES = 256 };
 
