@@ -19,6 +19,20 @@ struct fixture {
   struct dem_output_options out;
 };
 
+/* Glass rods of three spheres and steel dumbbells of two (three radii,
+ * two densities): a config's materials and shapes, for the tests that
+ * mix them. */
+#define FIXTURE_RODS_AND_DUMBBELLS                                             \
+  "materials: {glass: {density: 2500, young_modulus: 1.0e9, "                  \
+  "poisson_ratio: 0.1}, steel: {density: 7800, young_modulus: 2.0e11, "        \
+  "poisson_ratio: 0.3}}\n"                                                     \
+  "shapes:\n"                                                                  \
+  "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "        \
+  "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "        \
+  "radius: 0.035}]}\n"                                                         \
+  "  dumbbell: {material: steel, spheres: [{center: [-0.03, 0, 0], radius: "   \
+  "0.02}, {center: [0.03, 0, 0], radius: 0.03}]}\n"
+
 /* Loads yaml, applies the --set overrides, sets up, computes initial
  * forces and starts the scheme, as dem run does. */
 static inline void fixture_start(struct fixture *f, const char *yaml,

@@ -290,16 +290,8 @@ END_TEST
  * al.'s 1/I = 1/(I_i + m_i r_i^2) + 1/(I_j + m_j r_j^2) with I = 2/5 m
  * r^2), after the first build and after a spatial re-sort and rebuild. */
 static const char *mixed_yaml =
-    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 11}\n"
-    "materials: {glass: {density: 2500, young_modulus: 1.0e9, "
-    "poisson_ratio: 0.1}, steel: {density: 7800, young_modulus: 2.0e11, "
-    "poisson_ratio: 0.3}}\n"
-    "shapes:\n"
-    "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "
-    "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "
-    "radius: 0.035}]}\n"
-    "  dumbbell: {material: steel, spheres: [{center: [-0.03, 0, 0], radius: "
-    "0.02}, {center: [0.03, 0, 0], radius: 0.03}]}\n"
+    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: "
+    "11}\n" FIXTURE_RODS_AND_DUMBBELLS
     "particles: [{random_fill: {shape: rod, count: 900, speed: 3.0}}, "
     "{random_fill: {shape: dumbbell, count: 300, speed: 3.0}}]\n"
     "domain: {box: {min: [0, 0, 0], max: [1.5, 1.5, 1.5]}, wall_material: "

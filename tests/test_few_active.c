@@ -72,7 +72,8 @@ START_TEST(elastic_energy_over_few_active_is_the_sum_over_every_id) {
   /* Few active spheres, not in id order: the path under test. */
   size_t ids[DEM_ACTIVE_IDS_MAX];
   size_t few = dem_active_ids(sim, ids, DEM_ACTIVE_IDS_MAX);
-  ck_assert_msg(few != (size_t)-1, "%zu active of %zu", sim->nb.n_active, sim->s.n);
+  ck_assert_msg(few != (size_t)-1, "%zu active of %zu", sim->nb.n_active,
+                sim->s.n);
   ck_assert_uint_eq(few, sim->nb.n_active);
   int unordered = 0;
   for (size_t a = 1; a < sim->nb.n_active; a++)

@@ -20,16 +20,8 @@
 #include "sim_fixture.h"
 
 static const char *rods_yaml =
-    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 11}\n"
-    "materials: {glass: {density: 2500, young_modulus: 1.0e9, "
-    "poisson_ratio: 0.1}, steel: {density: 7800, young_modulus: 2.0e11, "
-    "poisson_ratio: 0.3}}\n"
-    "shapes:\n"
-    "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "
-    "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "
-    "radius: 0.035}]}\n"
-    "  dumbbell: {material: steel, spheres: [{center: [-0.03, 0, 0], radius: "
-    "0.02}, {center: [0.03, 0, 0], radius: 0.03}]}\n"
+    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: "
+    "11}\n" FIXTURE_RODS_AND_DUMBBELLS
     "particles: [{random_fill: {shape: rod, count: 900, speed: 3.0, "
     "angular_speed: 30}}, {random_fill: {shape: dumbbell, count: 300, "
     "speed: 3.0, angular_speed: 30}}]\n"

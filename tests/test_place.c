@@ -203,6 +203,21 @@ START_TEST(members_give_the_bits_of_one_at_a_time) {
 }
 END_TEST
 
+/* w with one wall (side: 2 axis + (0 low, 1 high)) moved so that sphere
+ * i lies 1e-9 beyond it (far) or 1e-9 short of beyond it. */
+static struct dem_place_walls wall_moved(const struct system *m, size_t i,
+                                         int side, int far,
+                                         const struct dem_place_walls *w) {
+  const int a = side / 2;
+  const double x = m->ref[i][a], r = m->s.radius[i], step = far ? 1e-9 : -1e-9;
+  struct dem_place_walls t = *w;
+  if (side % 2) /* beyond: x > hi + r */
+    t.hi[a] = x - r - step;
+  else /* beyond: x < lo - r */
+    t.lo[a] = x + r + step;
+  return t;
+}
+
 /* Escapes through each of the six walls, by each of the first 16
  * spheres (every lane), just beyond and just short of it; a periodic
  * (open) axis never counts. */
@@ -218,14 +233,7 @@ START_TEST(escapes_are_found_in_every_lane) {
   for (size_t i = 0; i < 16; i++)
     for (int side = 0; side < 6; side++)
       for (int far = 0; far < 2; far++) {
-        const int a = side / 2;
-        const double x = m.ref[i][a], r = m.s.radius[i],
-                     step = far ? 1e-9 : -1e-9;
-        struct dem_place_walls t = w;
-        if (side % 2) /* beyond: x > hi + r */
-          t.hi[a] = x - r - step;
-        else /* beyond: x < lo - r */
-          t.lo[a] = x + r + step;
+        const struct dem_place_walls t = wall_moved(&m, i, side, far, &w);
         int want = 0;
         for (size_t j = 0; j < 16; j++)
           want |= beyond(&m, j, &t);
@@ -324,14 +332,7 @@ START_TEST(rods_escapes_are_found_in_every_lane) {
   for (size_t i = 0; i < 12; i++)
     for (int side = 0; side < 6; side++)
       for (int far = 0; far < 2; far++) {
-        const int a = side / 2;
-        const double x = m.ref[i][a], r = m.s.radius[i],
-                     step = far ? 1e-9 : -1e-9;
-        struct dem_place_walls t = w;
-        if (side % 2)
-          t.hi[a] = x - r - step;
-        else
-          t.lo[a] = x + r + step;
+        const struct dem_place_walls t = wall_moved(&m, i, side, far, &w);
         int want = 0, out = 0;
         double worst = 0;
         for (size_t j = 0; j < 12; j++)

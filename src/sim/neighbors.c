@@ -221,6 +221,18 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
 /* ---- broad phase ----------------------------------------------------------
  */
 
+/* The block of grid cells (at most 3 x 3 x 3) around x's own: lo..hi on
+ * each axis, clipped to the grid. */
+static inline void cells_around(const struct dem_grid *g, const double x[3],
+                                size_t lo[3], size_t hi[3]) {
+  size_t c[3];
+  dem_grid_coords(g, x, c);
+  for (int a = 0; a < 3; a++) {
+    lo[a] = c[a] ? c[a] - 1 : 0;
+    hi[a] = c[a] + 1 < g->dims[a] ? c[a] + 1 : c[a];
+  }
+}
+
 /* Whether no sphere of body k (bounding radius R) can be within r + skin
  * of a wall: its centre is farther than ||M(q)|| R + skin from every one.
  * A sphere sits at x_k + M(q) p with |p| + r <= R, and q_rotate's matrix
@@ -296,19 +308,13 @@ static dem_status broad_phase(struct dem_sim *sim) {
       cand[i] =
           !clear && dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
     }
-    size_t c[3];
-    dem_grid_coords(g, b->x[k], c);
-    size_t z0 = c[2] ? c[2] - 1 : 0,
-           z1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : c[2];
-    size_t y0 = c[1] ? c[1] - 1 : 0,
-           y1 = c[1] + 1 < g->dims[1] ? c[1] + 1 : c[1];
-    size_t x0 = c[0] ? c[0] - 1 : 0,
-           x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
-    for (size_t z = z0; z <= z1; z++)
-      for (size_t y = y0; y <= y1; y++) {
+    size_t lo[3], hi[3];
+    cells_around(g, b->x[k], lo, hi);
+    for (size_t z = lo[2]; z <= hi[2]; z++)
+      for (size_t y = lo[1]; y <= hi[1]; y++) {
         size_t row = (z * g->dims[1] + y) * g->dims[0];
-        size_t e = g->cell_start[row + x1 + 1];
-        for (size_t q = g->cell_start[row + x0]; q < e; q++) {
+        size_t e = g->cell_start[row + hi[0] + 1];
+        for (size_t q = g->cell_start[row + lo[0]]; q < e; q++) {
           size_t o = w->border[q];
           if (o == (size_t)k)
             continue;
@@ -482,19 +488,13 @@ static void find_pairs_by_bodies(struct dem_sim *sim) {
     out->n = 0;
     out->failed = 0;
     _Pragma("omp for schedule(static)") for (long k = 0; k < nbod; k++) {
-      size_t c[3];
-      dem_grid_coords(g, b->x[k], c);
-      size_t z0 = c[2] ? c[2] - 1 : 0,
-             z1 = c[2] + 1 < g->dims[2] ? c[2] + 1 : c[2];
-      size_t y0 = c[1] ? c[1] - 1 : 0,
-             y1 = c[1] + 1 < g->dims[1] ? c[1] + 1 : c[1];
-      size_t x0 = c[0] ? c[0] - 1 : 0,
-             x1 = c[0] + 1 < g->dims[0] ? c[0] + 1 : c[0];
-      for (size_t z = z0; z <= z1; z++)
-        for (size_t y = y0; y <= y1; y++) {
+      size_t lo[3], hi[3];
+      cells_around(g, b->x[k], lo, hi);
+      for (size_t z = lo[2]; z <= hi[2]; z++)
+        for (size_t y = lo[1]; y <= hi[1]; y++) {
           size_t row = (z * g->dims[1] + y) * g->dims[0];
-          size_t e = g->cell_start[row + x1 + 1];
-          for (size_t q = g->cell_start[row + x0]; q < e; q++) {
+          size_t e = g->cell_start[row + hi[0] + 1];
+          for (size_t q = g->cell_start[row + lo[0]]; q < e; q++) {
             size_t o = w->border[q];
             if (o <= (size_t)k)
               continue;
