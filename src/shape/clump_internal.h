@@ -18,17 +18,9 @@ enum { BASE_PANELS = 8, MAX_LEVEL = 10 };
 
 #define DEM_PI 3.14159265358979323846
 
-/* A covered angular interval of a circle, with the cosine and sine of its
- * ends. */
+/* A covered angular interval of a circle. */
 struct interval {
   double lo, hi;
-  double clo, slo, chi, shi;
-};
-
-/* The direction from one disk's centre to a neighbour's: its angle and
- * that angle's cosine and sine. */
-struct direction {
-  double theta, c, s;
 };
 
 /* Work space of the slice integration. Disks are the cuts of the spheres
@@ -45,9 +37,12 @@ struct slice_work {
   size_t *incoming;      /* spheres the sweep reaches at this plane (n) */
   struct interval *arcs; /* covered angular intervals of one circle */
   /* Per neighbour entry e of sphere i (adj->nbr[e] = j): the direction
-   * from disk i's centre to disk j's, the same in every plane, so computed
-   * once (dem_disk_union_prepare). */
-  struct direction *dir;
+   * atan2(dy, dx) from disk i's centre to disk j's, the same in every
+   * plane, so computed once (dem_disk_union_prepare). */
+  double *theta;
+  /* The antiderivatives at 0 and 2 pi, where every circle's arcs start and
+   * end (dem_disk_union_prepare). */
+  double f_zero[11], f_two_pi[11];
 };
 
 /* Height of sphere i's centre above ref. */
@@ -80,7 +75,8 @@ struct slicing {
   double work; /* circle evaluations of level 0 */
 };
 
-/* Fills w->dir (adj->start[n] entries; disk_union.c). */
+/* Fills w->theta (adj->start[n] entries) and w->f_zero, w->f_two_pi
+ * (disk_union.c). */
 void dem_disk_union_prepare(struct slice_work *w, size_t n);
 
 /* Exact area moments m[6] = {A, int x, int y, int x^2, int y^2, int xy} of

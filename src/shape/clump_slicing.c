@@ -233,7 +233,7 @@ void dem_clump_slicing_free(struct slicing *s) {
   free(s->w.slot);
   free(s->sweep);
   free(s->w.arcs);
-  free(s->w.dir);
+  free(s->w.theta);
   free(s->comps);
   free(s->start);
   free(s->members);
@@ -332,11 +332,11 @@ dem_status dem_clump_slicing_init(struct slicing *s,
   w->slot = malloc(n * sizeof *w->slot);
   w->active = s->sweep = malloc(3 * n * sizeof *w->active);
   w->arcs = malloc(2 * (adj->max_degree + 1) * sizeof *w->arcs);
-  w->dir = malloc((adj->start[n] + 1) * sizeof *w->dir);
+  w->theta = malloc((adj->start[n] + 1) * sizeof *w->theta);
   s->start = malloc((n + 1) * sizeof *s->start);
   s->members = malloc(n * sizeof *s->members);
   if (!w->a || !w->disk_sphere || !w->slot || !w->active || !w->arcs ||
-      !w->dir || !s->start || !s->members)
+      !w->theta || !s->start || !s->members)
     return DEM_ERR_NOMEM;
   w->b = w->a + n;
   w->rho = w->a + 2 * n;

@@ -4,55 +4,37 @@
 
 #include "shape/clump_internal.h"
 
-/* The arcs of one circle as signed sums over their ends (+ at an arc's
- * end, - at its start) of t, s, c, s c, s^2, s^3, c^3, c^4 and
- * s c (c^2 - s^2), with c = cos t and s = sin t: the antiderivatives the
- * arc integrals need are combinations of these (arc_increases). */
-struct arc_ends {
-  double t, s, c, sc, ss, sss, ccc, cccc, x;
-};
-
-/* Adds the end at angle t (c = cos t, s = sin t) with sign sg. */
-static void add_end(struct arc_ends *e, double t, double c, double s,
-                    double sg) {
-  double cc = c * c, ss = s * s, sc = s * c;
-  e->t += sg * t;
-  e->s += sg * s;
-  e->c += sg * c;
-  e->sc += sg * sc;
-  e->ss += sg * ss;
-  e->sss += sg * ss * s;
-  e->ccc += sg * cc * c;
-  e->cccc += sg * cc * cc;
-  e->x += sg * sc * (cc - ss);
-}
-
-/* The increase over the arcs of e of the antiderivatives of the
- * trigonometric monomials g[0] c, g[1] s, g[2] c^2, g[3] s^2, g[4] c^3,
- * g[5] s^3, g[6] c^4, g[7] s^4, g[8] s c, g[9] c^2 s, g[10] c^3 s
- * (sin 2t = 2 s c, sin 4t = 4 s c (c^2 - s^2)). */
-static void arc_increases(const struct arc_ends *e, double g[11]) {
-  g[0] = e->s;
-  g[1] = -e->c;
-  g[2] = 0.5 * e->t + 0.5 * e->sc;
-  g[3] = 0.5 * e->t - 0.5 * e->sc;
-  g[4] = e->s - e->sss / 3.0;
-  g[5] = -e->c + e->ccc / 3.0;
-  g[6] = 0.375 * e->t + 0.5 * e->sc + 0.125 * e->x;
-  g[7] = 0.375 * e->t - 0.5 * e->sc + 0.125 * e->x;
-  g[8] = 0.5 * e->ss;
-  g[9] = -e->ccc / 3.0;
-  g[10] = -0.25 * e->cccc;
+/* Antiderivatives at angle t of the trigonometric monomials the arc
+ * integrals need: f[0] c, f[1] s, f[2] c^2, f[3] s^2, f[4] c^3, f[5] s^3,
+ * f[6] c^4, f[7] s^4, f[8] s c, f[9] c^2 s, f[10] c^3 s. */
+static void trig_antiderivatives(double t, double f[11]) {
+  double c = cos(t), s = sin(t);
+  double s2 = 2 * s * c, c2 = c * c - s * s; /* sin 2t, cos 2t */
+  double s4 = 2 * s2 * c2;                   /* sin 4t */
+  f[0] = s;
+  f[1] = -c;
+  f[2] = 0.5 * t + 0.5 * s * c;
+  f[3] = 0.5 * t - 0.5 * s * c;
+  f[4] = s - s * s * s / 3.0;
+  f[5] = -c + c * c * c / 3.0;
+  f[6] = 0.375 * t + 0.25 * s2 + s4 / 32.0;
+  f[7] = 0.375 * t - 0.25 * s2 + s4 / 32.0;
+  f[8] = 0.5 * s * s;
+  f[9] = -c * c * c / 3.0;
+  f[10] = -0.25 * c * c * c * c;
 }
 
 /* Adds to m[6] = {A, int x, int y, int x^2, int y^2, int xy} (over the
- * area) the Green's-theorem line integrals along counter-clockwise arcs of
- * the circle of centre (a, b) and radius r, given g, the sum over the arcs
- * of the antiderivatives' increase from start to end:
+ * area) the Green's-theorem line integrals along the counter-clockwise arc
+ * t1..t2 of the circle of centre (a, b) and radius r, given the
+ * antiderivatives f1 at t1 and f2 at t2:
  * A = int x dy, int x = int x^2/2 dy, int y = -int y^2/2 dx,
  * int x^2 = int x^3/3 dy, int y^2 = -int y^3/3 dx, int xy = int x^2 y/2 dy. */
-static void arc_integrals(double a, double b, double r, const double g[11],
-                          double m[6]) {
+static void arc_integrals(double a, double b, double r, const double f1[11],
+                          const double f2[11], double m[6]) {
+  double g[11];
+  for (int i = 0; i < 11; i++)
+    g[i] = f2[i] - f1[i];
   double r2 = r * r, r3 = r2 * r;
   m[0] += a * r * g[0] + r2 * g[2];
   m[1] += 0.5 * r * (a * a * g[0] + 2 * a * r * g[2] + r2 * g[4]);
@@ -78,13 +60,11 @@ void dem_disk_union_prepare(struct slice_work *w, size_t n) {
     double ai = w->sp[i].center[0] - ref[0], bi = w->sp[i].center[1] - ref[1];
     for (size_t e = adj->start[i]; e < adj->start[i + 1]; e++) {
       const double *cj = w->sp[adj->nbr[e]].center;
-      double dx = (cj[0] - ref[0]) - ai, dy = (cj[1] - ref[1]) - bi;
-      double d = sqrt(dx * dx + dy * dy);
-      /* Concentric disks never cut each other: the direction is unused. */
-      w->dir[e] = d > 0 ? (struct direction){atan2(dy, dx), dx / d, dy / d}
-                        : (struct direction){0.0, 1.0, 0.0};
+      w->theta[e] = atan2((cj[1] - ref[1]) - bi, (cj[0] - ref[0]) - ai);
     }
   }
+  trig_antiderivatives(0.0, w->f_zero);
+  trig_antiderivatives(2.0 * DEM_PI, w->f_two_pi);
 }
 
 static int compare_interval(const void *pa, const void *pb) {
@@ -116,9 +96,8 @@ static void sort_intervals(struct interval *iv, size_t k) {
  * (a_i, b_i, rho_i): each circle contributes the arcs that no other disk
  * covers. A disk inside another contributes nothing; of identical disks the
  * first one counts. Only disks of neighbouring spheres can cover a circle,
- * so each circle looks at those alone. The cosine and sine of an arc's end
- * come from the angle theta to the neighbour's centre and the half-angle
- * alpha of the cut (cos alpha is exact from the radii): no sin or cos. */
+ * so each circle looks at those alone. The antiderivatives at an arc's ends
+ * are evaluated once each, and taken from w at 0 and 2 pi. */
 void dem_disk_union_moments(size_t k, struct slice_work *w, double m[6]) {
   const double two_pi = 2.0 * DEM_PI;
   const struct dem_sphere_adjacency *adj = w->adj;
@@ -146,47 +125,40 @@ void dem_disk_union_moments(size_t k, struct slice_work *w, double m[6]) {
       if (ri >= d + rj)
         continue; /* disk j inside disk i */
       double ca = (ri * ri + d2 - rj * rj) / (2.0 * ri * d);
-      ca = ca < -1.0 ? -1.0 : ca > 1.0 ? 1.0 : ca;
-      double alpha = acos(ca), sa = sqrt((1.0 - ca) * (1.0 + ca));
-      const struct direction *dir = &w->dir[e];
-      /* cos and sin of theta -+ alpha */
-      double cc = dir->c * ca, ss = dir->s * sa, sc = dir->s * ca,
-             cs = dir->c * sa;
-      struct interval iv = {
-          dir->theta - alpha, 0.0, cc + ss, sc - cs, cc - ss, sc + cs};
-      if (iv.lo < 0)
-        iv.lo += two_pi;
-      iv.hi = iv.lo + 2.0 * alpha;
-      if (iv.hi > two_pi) { /* wraps past 0: split */
-        w->arcs[na++] =
-            (struct interval){0.0, iv.hi - two_pi, 1.0, 0.0, iv.chi, iv.shi};
-        iv.hi = two_pi; /* no arc starts there: chi, shi unused */
+      double alpha = acos(ca < -1.0 ? -1.0 : ca > 1.0 ? 1.0 : ca);
+      double lo = w->theta[e] - alpha;
+      if (lo < 0)
+        lo += two_pi;
+      double hi = lo + 2.0 * alpha;
+      if (hi > two_pi) { /* wraps past 0: split */
+        w->arcs[na++] = (struct interval){0.0, hi - two_pi};
+        hi = two_pi;
       }
-      w->arcs[na++] = iv;
+      w->arcs[na++] = (struct interval){lo, hi};
     }
     if (covered)
       continue;
-    /* t: the end of the covered part so far; (ct, st) its cos and sin */
-    double t = 0.0, ct = 1.0, st = 0.0, g[11];
-    struct arc_ends ends = {0};
+    if (na == 0) {
+      arc_integrals(ai, bi, ri, w->f_zero, w->f_two_pi, m);
+      continue;
+    }
     sort_intervals(w->arcs, na);
+    double t = 0.0; /* end of the covered part so far */
+    double ft[11], flo[11];
     for (size_t c = 0; c < na; c++) {
-      const struct interval *iv = &w->arcs[c];
-      if (iv->lo > t) {
-        add_end(&ends, t, ct, st, -1.0);
-        add_end(&ends, iv->lo, iv->clo, iv->slo, 1.0);
+      double lo = w->arcs[c].lo, hi = w->arcs[c].hi;
+      if (lo > t) {
+        if (t != 0.0)
+          trig_antiderivatives(t, ft);
+        trig_antiderivatives(lo, flo);
+        arc_integrals(ai, bi, ri, t != 0.0 ? ft : w->f_zero, flo, m);
       }
-      if (iv->hi > t) {
-        t = iv->hi;
-        ct = iv->chi;
-        st = iv->shi;
-      }
+      t = hi > t ? hi : t;
     }
     if (t < two_pi) {
-      add_end(&ends, t, ct, st, -1.0);
-      add_end(&ends, two_pi, 1.0, 0.0, 1.0);
+      if (t != 0.0)
+        trig_antiderivatives(t, ft);
+      arc_integrals(ai, bi, ri, t != 0.0 ? ft : w->f_zero, w->f_two_pi, m);
     }
-    arc_increases(&ends, g);
-    arc_integrals(ai, bi, ri, g, m);
   }
 }
