@@ -30,7 +30,7 @@ static herr_t create_energy_column(struct dem_h5_writer *w, hid_t g, int c,
   w->energy[c] =
       H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (w->energy[c] < 0 ||
-      dem_h5u_doc(w->energy[c], col->unit, col->description) < 0)
+      dem_h5u_doc(NULL, w->energy[c], col->unit, col->description) < 0)
     goto done;
   if (rows > 0) { /* a column an older dem did not write: zero so far */
     double *zeros = calloc(rows, sizeof *zeros);
@@ -52,7 +52,7 @@ done:
 
 /* /energy with its empty, chunked, extendible columns (kept open). */
 herr_t dem_h5w_create_energy(struct dem_h5_writer *w) {
-  hid_t g = dem_h5u_compact_group(w->file, "energy");
+  hid_t g = dem_h5u_compact_group(NULL, w->file, "energy");
   herr_t rc = 0;
   if (g < 0)
     return -1;

@@ -36,7 +36,7 @@ static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
       H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fill) >= 0)
     ds = H5Dcreate2(g, series[s], H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl,
                     H5P_DEFAULT);
-  if (ds >= 0 && dem_h5u_doc(ds, s == 0 ? "N" : "N m", doc) < 0) {
+  if (ds >= 0 && dem_h5u_doc(NULL, ds, s == 0 ? "N" : "N m", doc) < 0) {
     H5Dclose(ds);
     ds = -1;
   }
@@ -61,7 +61,7 @@ static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
 /* The group of a wall, with its description and torque point. */
 static hid_t create_wall_group(hid_t walls, const struct dem_h5_wall *wall) {
   hsize_t three = 3;
-  hid_t g = dem_h5u_compact_group(walls, wall->name), space = -1, a = -1;
+  hid_t g = dem_h5u_compact_group(NULL, walls, wall->name), space = -1, a = -1;
   herr_t rc = -1;
   char doc[400];
   if (g < 0)
@@ -100,7 +100,7 @@ static int alloc_handles(struct dem_h5_writer *w, size_t n) {
 
 /* /walls, with its description. */
 static hid_t create_walls_group(hid_t file) {
-  hid_t walls = dem_h5u_compact_group(file, "walls");
+  hid_t walls = dem_h5u_compact_group(NULL, file, "walls");
   if (walls >= 0 &&
       dem_h5u_string_attr(walls, "description",
                           "force and torque the spheres exert on each wall "
