@@ -107,6 +107,17 @@ hid_t dem_h5u_write_dxpl(void) {
   return dxpl;
 }
 
+hid_t dem_h5u_series_dapl(size_t chunk_bytes) {
+  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+  /* Room for the chunk being appended to and the next one; w0 1: a chunk
+   * written whole is the first to go. */
+  if (dapl >= 0 && H5Pset_chunk_cache(dapl, 31, 4 * chunk_bytes, 1.0) < 0) {
+    H5Pclose(dapl);
+    return -1;
+  }
+  return dapl;
+}
+
 hid_t dem_h5u_read_fapl(void) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0)

@@ -45,6 +45,14 @@ hid_t dem_h5u_string_type(void);
 enum { DEM_H5U_CONVERSION_BYTES = 64 * 1024 };
 hid_t dem_h5u_write_dxpl(void);
 
+/* Dataset access properties of a series appended to and flushed at
+ * every append (the energy and the walls' loads): a chunk cache of a few
+ * chunks of chunk_bytes, since HDF5 visits every cached chunk of every
+ * open dataset at each flush (with its 1 MB default the walls' series
+ * kept hundreds, a third of the flushes' cost). Caller closes it; < 0
+ * on failure. */
+hid_t dem_h5u_series_dapl(size_t chunk_bytes);
+
 /* File access properties for reading: file locking off where the
  * library allows it, so a file still being written can be inspected. */
 hid_t dem_h5u_read_fapl(void);
