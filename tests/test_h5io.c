@@ -97,14 +97,20 @@ static const struct col_spec {
   const char *path;
   int spheres, is_int, state;
   size_t width;
-} specs[] = {
-    {"bodies/position", 0, 0, 0, 3},    {"bodies/velocity", 0, 0, 0, 3},
-    {"bodies/orientation", 0, 0, 0, 4}, {"bodies/angular_velocity", 0, 0, 0, 3},
-    {"bodies/mass", 0, 0, 0, 1},        {"bodies/inertia", 0, 0, 0, 3},
-    {"bodies/shape", 0, 1, 0, 1},       {"spheres/position", 1, 0, 0, 3},
-    {"spheres/radius", 1, 0, 0, 1},     {"spheres/body", 1, 1, 0, 1},
-    {"state/velocity", 0, 0, 1, 3},     {"state/angular_velocity", 0, 0, 1, 3},
-    {"state/rot_aux", 0, 0, 1, 0}};
+} specs[] = {{"bodies/position", 0, 0, 0, 3},
+             {"bodies/velocity", 0, 0, 0, 3},
+             {"bodies/orientation", 0, 0, 0, 4},
+             {"bodies/angular_velocity", 0, 0, 0, 3},
+             {"bodies/mass", 0, 0, 0, 1},
+             {"bodies/inertia", 0, 0, 0, 3},
+             {"spheres/position", 1, 0, 0, 3},
+             {"spheres/radius", 1, 0, 0, 1},
+             {"spheres/body", 1, 1, 0, 1},
+             /* after the spheres: a group's columns need not be adjacent */
+             {"bodies/shape", 0, 1, 0, 1},
+             {"state/velocity", 0, 0, 1, 3},
+             {"state/angular_velocity", 0, 0, 1, 3},
+             {"state/rot_aux", 0, 0, 1, 0}};
 enum { N_SPECS = sizeof specs / sizeof specs[0] };
 
 struct snapbuf {
@@ -169,10 +175,49 @@ static struct dem_snapshot snapbuf_view(struct snapbuf *b, long k,
         .rows = spec_rows(b, &specs[c]),
         .cols = width == 1 ? 0 : width,
         .data = b->data[c],
-        .unit = "m",
-        .description = "test data"};
+        .unit = specs[c].is_int ? "1" : "m",
+        .description = specs[c].path};
   }
   return s;
+}
+
+/* The string attribute `name` of ds is `want`. */
+static int string_attr_is(hid_t ds, const char *name, const char *want) {
+  hid_t a = H5Aopen(ds, name, H5P_DEFAULT), t = H5Aget_type(a);
+  char *got = NULL;
+  int ok = a >= 0 && t >= 0 && H5Tis_variable_str(t) > 0 &&
+           H5Aread(a, t, &got) >= 0 && got && strcmp(got, want) == 0;
+  if (!ok)
+    fprintf(stderr, "%s: %s\n", name, got ? got : "(none)");
+  H5free_memory(got);
+  if (t >= 0)
+    H5Tclose(t);
+  if (a >= 0)
+    H5Aclose(a);
+  return ok;
+}
+
+/* The number of the columns of s (snapshot `name` of path) whose dataset
+ * lacks its own unit and description, or has another's. */
+static int docs_differ(const char *path, const char *name,
+                       const struct dem_snapshot *s) {
+  hid_t h5 = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  int bad = h5 < 0;
+  for (size_t c = 0; c < s->n_columns && h5 >= 0; c++) {
+    char where[256];
+    snprintf(where, sizeof where, "snapshots/%s/%s", name, s->columns[c].path);
+    hid_t ds = H5Dopen2(h5, where, H5P_DEFAULT);
+    if (ds < 0 || !string_attr_is(ds, "unit", s->columns[c].unit) ||
+        !string_attr_is(ds, "description", s->columns[c].description)) {
+      fprintf(stderr, "%s: missing or wrong unit or description\n", where);
+      bad++;
+    }
+    if (ds >= 0)
+      H5Dclose(ds);
+  }
+  if (h5 >= 0)
+    H5Fclose(h5);
+  return bad;
 }
 
 /* 0 when snapshot `index` of path holds exactly (bitwise) snapshot k of
@@ -409,7 +454,9 @@ START_TEST(test_snapshot_roundtrip) {
   ck_assert_int_eq(snapshot_differs(path, 0, &b0, 0, 0), 0);
   ck_assert_int_eq(dem_h5_snapshot_open(path, 7, &snap, &info), DEM_ERR_IO);
   ck_assert_ptr_nonnull(strstr(dem_last_error(), "no snapshot 000007"));
-  /* Each dataset says what it holds. */
+  /* Each dataset says what it holds: its own unit and description. */
+  ck_assert_int_eq(docs_differ(path, "000000", &s0), 0);
+  ck_assert_int_eq(docs_differ(path, "000001", &s1), 0);
   {
     hid_t h5 = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t ds = H5Dopen2(h5, "snapshots/000001/bodies/mass", H5P_DEFAULT);

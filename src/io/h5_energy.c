@@ -27,10 +27,13 @@ static herr_t create_energy_column(struct dem_h5_writer *w, hid_t g, int c,
                         c == 0 ? (const void *)&step_fill
                                : (const void *)&fill) < 0)
     goto done;
-  w->energy[c] =
-      H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  hid_t dapl = dem_h5u_series_dapl(ENERGY_CHUNK * 8);
+  if (dapl < 0)
+    goto done;
+  w->energy[c] = H5Dcreate2(g, col->name, type, space, H5P_DEFAULT, dcpl, dapl);
+  H5Pclose(dapl);
   if (w->energy[c] < 0 ||
-      dem_h5u_doc(w->energy[c], col->unit, col->description) < 0)
+      dem_h5u_doc(NULL, w->energy[c], col->unit, col->description) < 0)
     goto done;
   if (rows > 0) { /* a column an older dem did not write: zero so far */
     double *zeros = calloc(rows, sizeof *zeros);
@@ -52,7 +55,7 @@ done:
 
 /* /energy with its empty, chunked, extendible columns (kept open). */
 herr_t dem_h5w_create_energy(struct dem_h5_writer *w) {
-  hid_t g = dem_h5u_compact_group(w->file, "energy");
+  hid_t g = dem_h5u_compact_group(NULL, w->file, "energy");
   herr_t rc = 0;
   if (g < 0)
     return -1;
@@ -142,7 +145,10 @@ dem_status dem_h5w_open_energy(struct dem_h5_writer *w, long last_step) {
       if (rc < 0)
         return dem_h5u_fail(w->path, "cannot add a missing energy column");
     } else {
-      w->energy[c] = H5Dopen2(w->file, name, H5P_DEFAULT);
+      hid_t dapl = dem_h5u_series_dapl(ENERGY_CHUNK * 8);
+      w->energy[c] = dapl < 0 ? -1 : H5Dopen2(w->file, name, dapl);
+      if (dapl >= 0)
+        H5Pclose(dapl);
     }
     sp = w->energy[c] >= 0 ? H5Dget_space(w->energy[c]) : -1;
     ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&

@@ -78,14 +78,14 @@ struct column {
 static herr_t write_column(hid_t g, const struct column *c) {
   if (c->kind != TEXT)
     return dem_h5u_write_array(
-        g, c->name, c->kind == INT ? H5T_STD_I64LE : H5T_IEEE_F64LE,
+        NULL, g, c->name, c->kind == INT ? H5T_STD_I64LE : H5T_IEEE_F64LE,
         c->kind == INT ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, c->rows,
         c->width, c->data, c->unit, c->description);
   hid_t t = dem_h5u_string_type();
   if (t < 0)
     return -1;
-  herr_t rc = dem_h5u_write_array(g, c->name, t, t, c->rows, c->width, c->data,
-                                  c->unit, c->description);
+  herr_t rc = dem_h5u_write_array(NULL, g, c->name, t, t, c->rows, c->width,
+                                  c->data, c->unit, c->description);
   H5Tclose(t);
   return rc;
 }
@@ -104,7 +104,7 @@ herr_t dem_h5w_write_shapes(hid_t file, const struct dem_h5_shape *shapes,
     table_free(&t);
     return -1;
   }
-  g = dem_h5u_compact_group(file, "shapes");
+  g = dem_h5u_compact_group(NULL, file, "shapes");
   if (g < 0) {
     table_free(&t);
     return -1;

@@ -57,20 +57,22 @@ enum { SLAB_BYTES = 128 * 1024 };
 
 /* One column as dataset `name` of group g: straight from the array when
  * its rows are in order, else gathered a slab at a time. */
-static herr_t write_column(hid_t g, const char *name,
-                           const struct dem_h5_column *f) {
+static herr_t write_column(const struct dem_h5u_kit *kit, hid_t g,
+                           const char *name, const struct dem_h5_column *f) {
   hid_t mem = mem_type_of(f->type);
   if (!(f->order || f->row) || !f->rows)
-    return dem_h5u_write_array(g, name, file_type_of(f->type), mem, f->rows,
-                               f->cols, f->data, f->unit, f->description);
+    return dem_h5u_write_array(kit, g, name, file_type_of(f->type), mem,
+                               f->rows, f->cols, f->data, f->unit,
+                               f->description);
   size_t item = (f->cols ? f->cols : 1) * type_size(f->type);
   size_t slab = SLAB_BYTES / item ? SLAB_BYTES / item : 1;
   if (slab > f->rows)
     slab = f->rows;
   char *buf = malloc(slab * item);
-  hid_t ds = buf ? dem_h5u_create_array(g, name, file_type_of(f->type), f->rows,
-                                        f->cols, f->unit, f->description)
-                 : -1;
+  hid_t ds =
+      buf ? dem_h5u_create_array(kit, g, name, file_type_of(f->type), f->rows,
+                                 f->cols, f->unit, f->description)
+          : -1;
   herr_t rc = ds < 0 ? -1 : 0;
   for (size_t k0 = 0; k0 < f->rows && rc >= 0; k0 += slab) {
     size_t n = f->rows - k0 < slab ? f->rows - k0 : slab;
@@ -81,7 +83,9 @@ static herr_t write_column(hid_t g, const char *name,
       else
         memcpy(buf + k * item, (const char *)f->data + i * item, item);
     }
-    rc = dem_h5u_write_rows(ds, k0, n, f->cols, mem, buf);
+    /* One slab for all rows: no selections to make. */
+    rc = n == f->rows ? H5Dwrite(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf)
+                      : dem_h5u_write_rows(ds, k0, n, f->cols, mem, buf);
   }
   if (ds >= 0 && H5Dclose(ds) < 0)
     rc = -1;
@@ -89,23 +93,42 @@ static herr_t write_column(hid_t g, const char *name,
   return rc;
 }
 
-/* The group of a column path ("bodies" of "bodies/mass"), opened or made
- * in g; *name is set to the part after it. */
-static hid_t column_group(hid_t g, const char *path, const char **name) {
+/* The sub-groups of a snapshot being written ("bodies", "spheres", ...),
+ * each made once and kept open while its columns are written (a look-up
+ * and an open per column cost more than the group). */
+enum { MAX_SUBGROUPS = 16, SUBGROUP_NAME = 64 };
+struct subgroups {
+  size_t n;
+  char name[MAX_SUBGROUPS][SUBGROUP_NAME];
+  hid_t id[MAX_SUBGROUPS];
+};
+
+/* The group of a column path ("bodies" of "bodies/mass") in g, made at
+ * its first column; *name is set to the part after it. */
+static hid_t column_group(const struct dem_h5u_kit *kit, hid_t g,
+                          struct subgroups *sg, const char *path,
+                          const char **name) {
   const char *slash = strchr(path, '/');
-  char group[64];
-  if (!slash || (size_t)(slash - path) >= sizeof group)
+  size_t len = slash ? (size_t)(slash - path) : 0;
+  if (!slash || len >= SUBGROUP_NAME)
     return -1;
-  snprintf(group, sizeof group, "%.*s", (int)(slash - path), path);
   *name = slash + 1;
-  if (H5Lexists(g, group, H5P_DEFAULT) > 0)
-    return H5Gopen2(g, group, H5P_DEFAULT);
-  return dem_h5u_compact_group(g, group);
+  for (size_t k = 0; k < sg->n; k++)
+    if (strncmp(sg->name[k], path, len) == 0 && sg->name[k][len] == '\0')
+      return sg->id[k];
+  if (sg->n == MAX_SUBGROUPS)
+    return -1;
+  memcpy(sg->name[sg->n], path, len);
+  sg->name[sg->n][len] = '\0';
+  sg->id[sg->n] = dem_h5u_compact_group(kit, g, sg->name[sg->n]);
+  return sg->id[sg->n] < 0 ? -1 : sg->id[sg->n++];
 }
 
 /* Writes the snapshot into an anonymous group g. */
-static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
+static herr_t write_snapshot_group(const struct dem_h5u_kit *kit, hid_t g,
+                                   const struct dem_snapshot *s) {
   int64_t step = s->step;
+  struct subgroups sg = {0};
   herr_t rc = 0;
   if (dem_h5u_attr(g, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time) <
           0 ||
@@ -113,13 +136,12 @@ static herr_t write_snapshot_group(hid_t g, const struct dem_snapshot *s) {
     return -1;
   for (size_t i = 0; i < s->n_columns && rc >= 0; i++) {
     const char *name;
-    hid_t sub = column_group(g, s->columns[i].path, &name);
-    if (sub < 0)
-      return -1;
-    rc = write_column(sub, name, &s->columns[i]);
-    if (H5Gclose(sub) < 0)
-      rc = -1;
+    hid_t sub = column_group(kit, g, &sg, s->columns[i].path, &name);
+    rc = sub < 0 ? -1 : write_column(kit, sub, name, &s->columns[i]);
   }
+  for (size_t k = 0; k < sg.n; k++)
+    if (H5Gclose(sg.id[k]) < 0)
+      rc = -1;
   return rc;
 }
 
@@ -167,7 +189,7 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
       rc = H5Dwrite(*vertex, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                     index);
     if (rc >= 0)
-      rc = dem_h5u_doc(*vertex, "1",
+      rc = dem_h5u_doc(&w->kit, *vertex, "1",
                        "0, 1, ..., M-1: the XDMF sidecar's connectivity "
                        "(one point cell per sphere, or per body)");
   }
@@ -181,7 +203,7 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
 static herr_t polyvertex_link(struct dem_h5_writer *w, hid_t vertex,
                               const char *name) {
   if (H5Lexists(w->file, "xdmf", H5P_DEFAULT) <= 0) {
-    hid_t g = dem_h5u_compact_group(w->file, "xdmf");
+    hid_t g = dem_h5u_compact_group(&w->kit, w->file, "xdmf");
     if (g < 0)
       return -1;
     H5Gclose(g);
@@ -217,10 +239,10 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   if ((st = dem_h5w_need_room(w, need + need / 8, what)))
     return st;
   /* Built unlinked and linked once complete: a reader never sees half. */
-  g = dem_h5u_compact_group(w->file, NULL);
+  g = dem_h5u_compact_group(&w->kit, w->file, NULL);
   if (g < 0)
     return dem_h5u_fail(w->path, what);
-  rc = write_snapshot_group(g, s);
+  rc = write_snapshot_group(&w->kit, g, s);
   if (rc >= 0)
     rc = polyvertex_prepare(w, s->n_spheres, &vertex, vertex_name,
                             sizeof vertex_name);

@@ -107,6 +107,17 @@ hid_t dem_h5u_write_dxpl(void) {
   return dxpl;
 }
 
+hid_t dem_h5u_series_dapl(size_t chunk_bytes) {
+  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+  /* Room for the chunk being appended to and the next one; w0 1: a chunk
+   * written whole is the first to go. */
+  if (dapl >= 0 && H5Pset_chunk_cache(dapl, 31, 4 * chunk_bytes, 1.0) < 0) {
+    H5Pclose(dapl);
+    return -1;
+  }
+  return dapl;
+}
+
 hid_t dem_h5u_read_fapl(void) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0)
@@ -223,31 +234,80 @@ fail:
   return -1;
 }
 
-/* A group that keeps its links in its object header (new-style, compact):
- * nothing else to rewrite when it changes. */
-hid_t dem_h5u_compact_group(hid_t loc, const char *name) {
-  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+/* Group creation properties: links kept in the group's object header
+ * (new-style, compact; up to 32 of them, the most a snapshot's sub-group
+ * has being 9: past HDF5's default of 8 a group moved them to a heap and
+ * B-trees of its own), in the order made, the header sized for a dozen
+ * at its creation (not grown link by link). */
+static hid_t compact_gcpl(void) {
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  if (gcpl >= 0 &&
+      (H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) < 0 ||
+       H5Pset_link_phase_change(gcpl, 32, 24) < 0 ||
+       H5Pset_est_link_info(gcpl, 12, 20) < 0)) {
+    H5Pclose(gcpl);
+    return -1;
+  }
+  return gcpl;
+}
+
+hid_t dem_h5u_compact_group(const struct dem_h5u_kit *kit, hid_t loc,
+                            const char *name) {
+  hid_t gcpl = kit ? kit->gcpl : compact_gcpl(), g;
   if (gcpl < 0)
     return -1;
-  if (H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) >= 0)
-    g = name ? H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT)
-             : H5Gcreate_anon(loc, gcpl, H5P_DEFAULT);
-  H5Pclose(gcpl);
+  g = name ? H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT)
+           : H5Gcreate_anon(loc, gcpl, H5P_DEFAULT);
+  if (!kit)
+    H5Pclose(gcpl);
   return g;
 }
 
-herr_t dem_h5u_attr(hid_t loc, const char *name, hid_t file_type,
-                    hid_t mem_type, const void *value) {
-  hid_t space = H5Screate(H5S_SCALAR), attr;
+herr_t dem_h5u_kit_open(struct dem_h5u_kit *kit) {
+  kit->string_type = dem_h5u_string_type();
+  kit->scalar = H5Screate(H5S_SCALAR);
+  kit->dxpl = dem_h5u_write_dxpl();
+  kit->gcpl = compact_gcpl();
+  if (kit->string_type >= 0 && kit->scalar >= 0 && kit->dxpl >= 0 &&
+      kit->gcpl >= 0)
+    return 0;
+  dem_h5u_kit_close(kit);
+  return -1;
+}
+
+void dem_h5u_kit_close(struct dem_h5u_kit *kit) {
+  if (kit->string_type >= 0)
+    H5Tclose(kit->string_type);
+  if (kit->scalar >= 0)
+    H5Sclose(kit->scalar);
+  if (kit->dxpl >= 0)
+    H5Pclose(kit->dxpl);
+  if (kit->gcpl >= 0)
+    H5Pclose(kit->gcpl);
+  kit->string_type = kit->scalar = kit->dxpl = kit->gcpl = -1;
+}
+
+/* Scalar attribute `name` of loc in the scalar dataspace `space`. */
+static herr_t scalar_attr(hid_t loc, const char *name, hid_t file_type,
+                          hid_t mem_type, hid_t space, const void *value) {
+  hid_t attr =
+      H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
   herr_t rc = -1;
-  if (space < 0)
-    return -1;
-  attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
   if (attr >= 0) {
     rc = H5Awrite(attr, mem_type, value);
     if (H5Aclose(attr) < 0)
       rc = -1;
   }
+  return rc;
+}
+
+herr_t dem_h5u_attr(hid_t loc, const char *name, hid_t file_type,
+                    hid_t mem_type, const void *value) {
+  hid_t space = H5Screate(H5S_SCALAR);
+  herr_t rc;
+  if (space < 0)
+    return -1;
+  rc = scalar_attr(loc, name, file_type, mem_type, space, value);
   H5Sclose(space);
   return rc;
 }
@@ -263,16 +323,28 @@ herr_t dem_h5u_string_attr(hid_t loc, const char *name, const char *value) {
 }
 
 /* The "unit" and "description" attributes of a dataset (when given). */
-herr_t dem_h5u_doc(hid_t ds, const char *unit, const char *description) {
-  if (unit && dem_h5u_string_attr(ds, "unit", unit) < 0)
+herr_t dem_h5u_doc(const struct dem_h5u_kit *kit, hid_t ds, const char *unit,
+                   const char *description) {
+  if (!kit) {
+    if (unit && dem_h5u_string_attr(ds, "unit", unit) < 0)
+      return -1;
+    if (description && dem_h5u_string_attr(ds, "description", description) < 0)
+      return -1;
+    return 0;
+  }
+  if (unit && scalar_attr(ds, "unit", kit->string_type, kit->string_type,
+                          kit->scalar, &unit) < 0)
     return -1;
-  if (description && dem_h5u_string_attr(ds, "description", description) < 0)
+  if (description &&
+      scalar_attr(ds, "description", kit->string_type, kit->string_type,
+                  kit->scalar, &description) < 0)
     return -1;
   return 0;
 }
 
-hid_t dem_h5u_create_array(hid_t g, const char *name, hid_t file_type,
-                           size_t rows, size_t cols, const char *unit,
+hid_t dem_h5u_create_array(const struct dem_h5u_kit *kit, hid_t g,
+                           const char *name, hid_t file_type, size_t rows,
+                           size_t cols, const char *unit,
                            const char *description) {
   hsize_t dims[2] = {rows, cols};
   hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL), ds;
@@ -281,24 +353,24 @@ hid_t dem_h5u_create_array(hid_t g, const char *name, hid_t file_type,
   ds = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
                   H5P_DEFAULT);
   H5Sclose(space);
-  if (ds >= 0 && dem_h5u_doc(ds, unit, description) < 0) {
+  if (ds >= 0 && dem_h5u_doc(kit, ds, unit, description) < 0) {
     H5Dclose(ds);
     return -1;
   }
   return ds;
 }
 
-herr_t dem_h5u_write_array(hid_t g, const char *name, hid_t file_type,
-                           hid_t mem_type, size_t rows, size_t cols,
-                           const void *data, const char *unit,
-                           const char *description) {
-  hid_t ds =
-      dem_h5u_create_array(g, name, file_type, rows, cols, unit, description);
+herr_t dem_h5u_write_array(const struct dem_h5u_kit *kit, hid_t g,
+                           const char *name, hid_t file_type, hid_t mem_type,
+                           size_t rows, size_t cols, const void *data,
+                           const char *unit, const char *description) {
+  hid_t ds = dem_h5u_create_array(kit, g, name, file_type, rows, cols, unit,
+                                  description);
   herr_t rc = ds < 0 ? -1 : 0;
   if (rc >= 0 && rows) {
-    hid_t dxpl = dem_h5u_write_dxpl();
+    hid_t dxpl = kit ? kit->dxpl : dem_h5u_write_dxpl();
     rc = dxpl < 0 ? -1 : H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, dxpl, data);
-    if (dxpl >= 0)
+    if (dxpl >= 0 && !kit)
       H5Pclose(dxpl);
   }
   if (ds >= 0 && H5Dclose(ds) < 0)

@@ -45,6 +45,14 @@ hid_t dem_h5u_string_type(void);
 enum { DEM_H5U_CONVERSION_BYTES = 64 * 1024 };
 hid_t dem_h5u_write_dxpl(void);
 
+/* Dataset access properties of a series appended to and flushed at
+ * every append (the energy and the walls' loads): a chunk cache of a few
+ * chunks of chunk_bytes, since HDF5 visits every cached chunk of every
+ * open dataset at each flush (with its 1 MB default the walls' series
+ * kept hundreds, a third of the flushes' cost). Caller closes it; < 0
+ * on failure. */
+hid_t dem_h5u_series_dapl(size_t chunk_bytes);
+
 /* File access properties for reading: file locking off where the
  * library allows it, so a file still being written can be inspected. */
 hid_t dem_h5u_read_fapl(void);
@@ -67,21 +75,37 @@ double dem_h5u_energy_fill(void);
 herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
                            void *cols[DEM_H5U_ENERGY_N], hsize_t *rows);
 
+/* What a writer makes once and uses for every dataset of its snapshots:
+ * the string type and scalar dataspace of the "unit" and "description"
+ * attributes, the write transfer and the group creation properties (made
+ * anew for each attribute, dataset and group they cost more than a tenth
+ * of a snapshot). A NULL kit where one is taken: made for the call. */
+struct dem_h5u_kit {
+  hid_t string_type, scalar, dxpl, gcpl;
+};
+/* Makes kit's parts (all < 0 and -1 returned on failure). */
+herr_t dem_h5u_kit_open(struct dem_h5u_kit *kit);
+/* Closes what kit holds (parts < 0 are skipped) and sets them to -1. */
+void dem_h5u_kit_close(struct dem_h5u_kit *kit);
+
 /* A group that keeps its links in its object header (new-style, compact):
  * nothing else to rewrite when it changes. name NULL: anonymous. */
-hid_t dem_h5u_compact_group(hid_t loc, const char *name);
+hid_t dem_h5u_compact_group(const struct dem_h5u_kit *kit, hid_t loc,
+                            const char *name);
 /* Scalar attributes, and a dataset's "unit" and "description" (when
  * given). */
 herr_t dem_h5u_attr(hid_t loc, const char *name, hid_t file_type,
                     hid_t mem_type, const void *value);
 herr_t dem_h5u_string_attr(hid_t loc, const char *name, const char *value);
-herr_t dem_h5u_doc(hid_t ds, const char *unit, const char *description);
+herr_t dem_h5u_doc(const struct dem_h5u_kit *kit, hid_t ds, const char *unit,
+                   const char *description);
 
 /* A fixed 1-D (cols 0) or rows x cols dataset `name` of g with its unit
  * and description, open (caller closes it), nothing written; < 0 on
  * failure. */
-hid_t dem_h5u_create_array(hid_t g, const char *name, hid_t file_type,
-                           size_t rows, size_t cols, const char *unit,
+hid_t dem_h5u_create_array(const struct dem_h5u_kit *kit, hid_t g,
+                           const char *name, hid_t file_type, size_t rows,
+                           size_t cols, const char *unit,
                            const char *description);
 
 /* Writes rows [start, start + n) of dataset ds (cols values a row; 0: a
@@ -92,10 +116,10 @@ herr_t dem_h5u_write_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
 /* A fixed 1-D (cols 0) or rows x cols dataset `name` of g, written from
  * data (nothing to write when rows is 0), with its unit and
  * description. */
-herr_t dem_h5u_write_array(hid_t g, const char *name, hid_t file_type,
-                           hid_t mem_type, size_t rows, size_t cols,
-                           const void *data, const char *unit,
-                           const char *description);
+herr_t dem_h5u_write_array(const struct dem_h5u_kit *kit, hid_t g,
+                           const char *name, hid_t file_type, hid_t mem_type,
+                           size_t rows, size_t cols, const void *data,
+                           const char *unit, const char *description);
 
 /* Appends n rows (of cols values; 0: a 1-D series) to the extendible
  * dataset ds, which holds `start` rows: extends it and writes buf. */

@@ -32,11 +32,15 @@ static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
              "plus the reaction of the contacts' rolling torques, lab frame, "
              "at each /energy/time",
              wall->about);
-  if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 2, chunk) >= 0 &&
+  hid_t dapl = dem_h5u_series_dapl(DEM_H5W_WALL_CHUNK * 3 * 8);
+  if (space >= 0 && dcpl >= 0 && dapl >= 0 &&
+      H5Pset_chunk(dcpl, 2, chunk) >= 0 &&
       H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fill) >= 0)
     ds = H5Dcreate2(g, series[s], H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl,
-                    H5P_DEFAULT);
-  if (ds >= 0 && dem_h5u_doc(ds, s == 0 ? "N" : "N m", doc) < 0) {
+                    dapl);
+  if (dapl >= 0)
+    H5Pclose(dapl);
+  if (ds >= 0 && dem_h5u_doc(NULL, ds, s == 0 ? "N" : "N m", doc) < 0) {
     H5Dclose(ds);
     ds = -1;
   }
@@ -61,7 +65,7 @@ static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
 /* The group of a wall, with its description and torque point. */
 static hid_t create_wall_group(hid_t walls, const struct dem_h5_wall *wall) {
   hsize_t three = 3;
-  hid_t g = dem_h5u_compact_group(walls, wall->name), space = -1, a = -1;
+  hid_t g = dem_h5u_compact_group(NULL, walls, wall->name), space = -1, a = -1;
   herr_t rc = -1;
   char doc[400];
   if (g < 0)
@@ -100,7 +104,7 @@ static int alloc_handles(struct dem_h5_writer *w, size_t n) {
 
 /* /walls, with its description. */
 static hid_t create_walls_group(hid_t file) {
-  hid_t walls = dem_h5u_compact_group(file, "walls");
+  hid_t walls = dem_h5u_compact_group(NULL, file, "walls");
   if (walls >= 0 &&
       dem_h5u_string_attr(walls, "description",
                           "force and torque the spheres exert on each wall "
@@ -174,9 +178,13 @@ static dem_status open_series(struct dem_h5_writer *w,
   }
   if (g < 0)
     return dem_h5u_fail(w->path, "cannot add a wall's group to /walls");
-  hid_t ds = H5Lexists(g, series[s], H5P_DEFAULT) > 0
-                 ? H5Dopen2(g, series[s], H5P_DEFAULT)
+  hid_t dapl = dem_h5u_series_dapl(DEM_H5W_WALL_CHUNK * 3 * 8);
+  hid_t ds = dapl < 0 ? -1
+             : H5Lexists(g, series[s], H5P_DEFAULT) > 0
+                 ? H5Dopen2(g, series[s], dapl)
                  : create_series(g, s, wall, rows);
+  if (dapl >= 0)
+    H5Pclose(dapl);
   H5Gclose(g);
   w->walls[2 * k + s] = ds;
   if (ds < 0)

@@ -116,7 +116,7 @@ static herr_t write_config(hid_t file, const char *text) {
         H5Pclose(dxpl);
       /* h5py reads string datasets as bytes; .asstr() decodes them. */
       if (rc >= 0)
-        rc = dem_h5u_doc(ds, "1",
+        rc = dem_h5u_doc(NULL, ds, "1",
                          "the configuration as run (YAML after the --set "
                          "overrides), UTF-8 text; in h5py "
                          "f['config'].asstr()[()]");
@@ -199,6 +199,7 @@ static herr_t writer_free(struct dem_h5_writer *w) {
     if (w->energy[c] >= 0)
       H5Dclose(w->energy[c]);
   dem_h5w_close_walls(w);
+  dem_h5u_kit_close(&w->kit);
   if (w->snapshots >= 0)
     H5Gclose(w->snapshots);
   if (w->file >= 0 && (rc = H5Fclose(w->file)) < 0)
@@ -261,6 +262,11 @@ static dem_status writer_new(const char *path, struct dem_h5_writer **out) {
     w->energy[c] = -1;
   w->path = strdup(path);
   w->xmf_path = dem_xdmf_path(path);
+  if (dem_h5u_kit_open(&w->kit) < 0) {
+    dem_status st = dem_h5u_fail(path, "cannot set up the writer");
+    writer_free(w);
+    return st;
+  }
   if (!w->path || !w->xmf_path) {
     writer_free(w);
     return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", path);

@@ -33,6 +33,7 @@ struct dem_h5_writer {
   double xmf_written_at;
   hid_t *walls; /* per wall its force and torque series (2 n_walls) */
   size_t n_walls;
+  struct dem_h5u_kit kit; /* for the snapshots' datasets */
 };
 
 /* Fails (DEM_ERR_IO) unless the file system of w's file has room for what
