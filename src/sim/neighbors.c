@@ -263,8 +263,15 @@ static inline int near_body(const struct dem_sim *sim, size_t i, size_t o,
   return v3_dot(d, d) < r * r;
 }
 
+/* Below, with the sphere phase. */
+static void pair_bodies(const struct dem_sim *sim, size_t k, size_t o,
+                        struct pair_buf *out);
+
 /* candidate[i] = 1 for the spheres within r_i + skin of a wall or of
- * another body's bounding sphere: only they can have a listed pair. (If
+ * another body's bounding sphere: only they can have a listed pair; and
+ * each pair of bodies whose bounding spheres are within reach pairs its
+ * spheres near each other (pair_bodies) in the same walk, so a body far
+ * from all others costs nothing and no sphere is sorted. (If
  * spheres i of b and j of c are within r_i + r_j + skin, then
  * |x_i - x_c| <= r_i + r_j + skin + (R_c - r_j) and
  * |x_b - x_c| <= R_b + R_c + skin.) */
@@ -297,38 +304,43 @@ static dem_status broad_phase(struct dem_sim *sim) {
   dem_counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
   const double *R = w->bradius;
   unsigned char *cand = w->candidate;
-  DEM_PARALLEL_IF(
-      nbod > DEM_PARALLEL_MIN / 8, omp parallel for schedule(static),
-      for (long k = 0; k < nbod; k++) {
-    const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
-    int clear = !wl->enabled || body_clear_of_walls(sim, k, R[k]);
-    for (size_t m = m0; m < m1; m++) {
-      size_t i = m;
-      int walls[DEM_N_WALLS];
-      cand[i] =
-          !clear && dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
-    }
-    size_t lo[3], hi[3];
-    cells_around(g, b->x[k], lo, hi);
-    for (size_t z = lo[2]; z <= hi[2]; z++)
-      for (size_t y = lo[1]; y <= hi[1]; y++) {
-        size_t row = (z * g->dims[1] + y) * g->dims[0];
-        size_t e = g->cell_start[row + hi[0] + 1];
-        for (size_t q = g->cell_start[row + lo[0]]; q < e; q++) {
-          size_t o = w->border[q];
-          if (o == (size_t)k)
-            continue;
-          double d[3];
-          v3_sub(d, b->x[k], b->x[o]);
-          double reach = R[k] + R[o] + skin;
-          if (!(v3_dot(d, d) < reach * reach))
-            continue;
-          for (size_t m = m0; m < m1; m++)
-            if (!cand[m])
-              cand[m] = (unsigned char)near_body(sim, m, o, R[o], skin);
-        }
+  DEM_PARALLEL_IF(nbod > DEM_PARALLEL_MIN / 8, omp parallel, {
+    struct pair_buf *out = &w->tb[omp_get_thread_num()];
+    out->n = 0;
+    out->failed = 0;
+    _Pragma("omp for schedule(static)") for (long k = 0; k < nbod; k++) {
+      const size_t m0 = b->first_member[k], m1 = b->first_member[k + 1];
+      int clear = !wl->enabled || body_clear_of_walls(sim, k, R[k]);
+      for (size_t m = m0; m < m1; m++) {
+        size_t i = m;
+        int walls[DEM_N_WALLS];
+        cand[i] = !clear &&
+                  dem_walls_near(wl, s->x[i], s->radius[i] + skin, walls) > 0;
       }
-      });
+      size_t lo[3], hi[3];
+      cells_around(g, b->x[k], lo, hi);
+      for (size_t z = lo[2]; z <= hi[2]; z++)
+        for (size_t y = lo[1]; y <= hi[1]; y++) {
+          size_t row = (z * g->dims[1] + y) * g->dims[0];
+          size_t e = g->cell_start[row + hi[0] + 1];
+          for (size_t q = g->cell_start[row + lo[0]]; q < e; q++) {
+            size_t o = w->border[q];
+            if (o == (size_t)k)
+              continue;
+            double d[3];
+            v3_sub(d, b->x[k], b->x[o]);
+            double reach = R[k] + R[o] + skin;
+            if (!(v3_dot(d, d) < reach * reach))
+              continue;
+            for (size_t m = m0; m < m1; m++)
+              if (!cand[m])
+                cand[m] = (unsigned char)near_body(sim, m, o, R[o], skin);
+            if (o > (size_t)k) /* each body pair once */
+              pair_bodies(sim, (size_t)k, o, out);
+          }
+        }
+    }
+  });
   return DEM_OK;
 }
 
@@ -471,42 +483,6 @@ static void pair_bodies(const struct dem_sim *sim, size_t k, size_t o,
         pair_push(out, i, j);
     }
   }
-}
-
-/* The sphere phase after the broad phase: each pair of bodies whose
- * bounding spheres are within reach, found again on the broad phase's
- * grid, pairs its spheres near each other (pair_bodies). The bodies far
- * from all others cost nothing, and no sphere is sorted. */
-static void find_pairs_by_bodies(struct dem_sim *sim) {
-  const struct dem_bodies *b = &sim->b;
-  struct dem_nb_work *w = sim->nb.work;
-  const struct dem_grid *g = &w->bg;
-  const double skin = sim->nb.skin, *R = w->bradius;
-  const long nbod = (long)b->n;
-  DEM_PARALLEL_IF(nbod > DEM_PARALLEL_MIN / 8, omp parallel, {
-    struct pair_buf *out = &w->tb[omp_get_thread_num()];
-    out->n = 0;
-    out->failed = 0;
-    _Pragma("omp for schedule(static)") for (long k = 0; k < nbod; k++) {
-      size_t lo[3], hi[3];
-      cells_around(g, b->x[k], lo, hi);
-      for (size_t z = lo[2]; z <= hi[2]; z++)
-        for (size_t y = lo[1]; y <= hi[1]; y++) {
-          size_t row = (z * g->dims[1] + y) * g->dims[0];
-          size_t e = g->cell_start[row + hi[0] + 1];
-          for (size_t q = g->cell_start[row + lo[0]]; q < e; q++) {
-            size_t o = w->border[q];
-            if (o <= (size_t)k)
-              continue;
-            double d[3];
-            v3_sub(d, b->x[k], b->x[o]);
-            double reach = R[k] + R[o] + skin;
-            if (v3_dot(d, d) < reach * reach)
-              pair_bodies(sim, (size_t)k, o, out);
-          }
-        }
-    }
-  });
 }
 
 /* ---- periodic axes -------------------------------------------------------
@@ -781,8 +757,7 @@ dem_status dem_neighbors_build(struct dem_sim *sim) {
   const long nn = (long)n;
   size_t n_search = n;
   w->by_bodies = broad;
-  if (broad) {
-    find_pairs_by_bodies(sim);
+  if (broad) { /* the broad phase paired the spheres (pair_bodies) */
     n_search = 0;
     for (size_t i = 0; i < n; i++)
       if (use[i])
