@@ -2,6 +2,8 @@
 #ifndef DEM_PARALLEL_H
 #define DEM_PARALLEL_H
 
+#include <stddef.h>
+
 #include <omp.h>
 
 /* Runs the statement (the arguments after `pragma`, commas and all) under
@@ -22,5 +24,14 @@
       __VA_ARGS__                                                              \
     }                                                                          \
   } while (0)
+
+/* The calling thread's static slice [*i0, *i1) of n items, n t / nt to
+ * n (t + 1) / nt; outside a team (a loop run plainly), all of them. */
+static inline void dem_thread_slice(size_t n, size_t *i0, size_t *i1) {
+  const size_t t = (size_t)omp_get_thread_num(),
+               nt = (size_t)omp_get_num_threads();
+  *i0 = n * t / nt;
+  *i1 = n * (t + 1) / nt;
+}
 
 #endif

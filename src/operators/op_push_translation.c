@@ -1,7 +1,5 @@
 /* Translation pushes: velocity kick from force and position drift from
  * velocity. */
-#include <omp.h>
-
 #include "core/isa.h"
 #include "core/vec3.h"
 #include "operators/op_common.h"
@@ -46,20 +44,15 @@ DEM_ISA_DISPATCH_STATIC(drift,
                         (struct dem_bodies * b, double h, size_t i0, size_t i1),
                         drift_lanes, (b, h, i0, i1))
 
-/* Each thread its static slice of the bodies. */
-#define BODY_SLICES(n, i0, i1, ...)                                            \
-  DEM_PARALLEL_IF((n) > DEM_PARALLEL_MIN, omp parallel, {                      \
-    const size_t t_ = (size_t)omp_get_thread_num(),                            \
-                 nt_ = (size_t)omp_get_num_threads();                          \
-    const size_t i0 = (n)*t_ / nt_, i1 = (n) * (t_ + 1) / nt_;                 \
-    __VA_ARGS__                                                                \
-  })
-
 static dem_status run_push_velocity(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const double h = op->dt_scale * sim->dt;
   const size_t n = b->n;
-  BODY_SLICES(n, i0, i1, { kick(b, h, i0, i1); });
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
+    size_t i0, i1; /* each thread its static slice of the bodies */
+    dem_thread_slice(n, &i0, &i1);
+    kick(b, h, i0, i1);
+  });
   return DEM_OK;
 }
 
@@ -79,7 +72,11 @@ static dem_status run_push_position(struct dem_op *op, struct dem_sim *sim) {
   struct dem_bodies *b = &sim->b;
   const double h = op->dt_scale * sim->dt;
   const size_t n = b->n;
-  BODY_SLICES(n, i0, i1, { drift(b, h, i0, i1); });
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
+    size_t i0, i1;
+    dem_thread_slice(n, &i0, &i1);
+    drift(b, h, i0, i1);
+  });
   return DEM_OK;
 }
 

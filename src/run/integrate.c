@@ -242,8 +242,9 @@ static int state_suspect(const struct dem_sim *sim) {
                   omp parallel reduction(|
                                          : bad),
                   {
-                    long t = omp_get_thread_num(), nt = omp_get_num_threads();
-                    bad |= bodies_suspect(b, nb * t / nt, nb * (t + 1) / nt);
+                    size_t i0, i1;
+                    dem_thread_slice((size_t)nb, &i0, &i1);
+                    bad |= bodies_suspect(b, (long)i0, (long)i1);
                   });
   if (bad || !w->enabled)
     return bad;

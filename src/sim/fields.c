@@ -333,9 +333,8 @@ static void permute(void *a, size_t size, size_t n, const size_t *order,
   DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel, {
     _Pragma("omp for schedule(static)") for (long k = 0; k < nn; k++)
         memcpy(tmp + (size_t)k * size, src + order[k] * size, size);
-    const size_t t = (size_t)omp_get_thread_num(),
-                 nt = (size_t)omp_get_num_threads();
-    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
+    size_t k0, k1;
+    dem_thread_slice(n, &k0, &k1);
     memcpy((char *)a + k0 * size, tmp + k0 * size, (k1 - k0) * size);
   });
 }

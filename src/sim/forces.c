@@ -5,8 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <omp.h>
-
 #include "core/isa.h"
 #include "core/vec3.h"
 #include "sim/near.h"
@@ -157,17 +155,9 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
         continue;
       }
     }
-    for (long bi = k; bi < k + 4; bi++)
-      if (torques)
-        gather_body(b, s, bi, g, NULL, NULL, 1);
-      else
-        gather_body(b, s, bi, g, NULL, NULL, 0);
+    gather_range(b, s, g, NULL, NULL, torques, k, k + 4);
   }
-  for (; k < b1; k++)
-    if (torques)
-      gather_body(b, s, k, g, NULL, NULL, 1);
-    else
-      gather_body(b, s, k, g, NULL, NULL, 0);
+  gather_range(b, s, g, NULL, NULL, torques, k, b1);
 }
 #endif
 
@@ -184,14 +174,14 @@ void dem_forces_gather(struct dem_sim *sim) {
    * threads, each its static slice of the bodies. */
   const long work = act ? (long)sim->nb.n_active : (long)s->n;
   DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel, {
-    const long t = omp_get_thread_num(), nt = omp_get_num_threads();
+    size_t i0, i1;
+    dem_thread_slice((size_t)n, &i0, &i1);
 #if DEM_ISA_VARIANTS
     if (!act && dem_isa_best() >= DEM_ISA_AVX2)
-      gather_rods_avx2(b, s, g, torques, n * t / nt, n * (t + 1) / nt);
+      gather_rods_avx2(b, s, g, torques, (long)i0, (long)i1);
     else
 #endif
-      gather_bodies(b, s, g, act, active, torques, n * t / nt,
-                    n * (t + 1) / nt);
+      gather_bodies(b, s, g, act, active, torques, (long)i0, (long)i1);
   });
   sim->s.forces_dirty = 0;
 }

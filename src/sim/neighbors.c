@@ -614,9 +614,8 @@ static void fill_lists(struct dem_sim *sim, int *list) {
                        ? omp_get_max_threads()
                        : DEM_SCAN_MAX_SLICES;
   DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel num_threads(team), {
-    const size_t t = (size_t)omp_get_thread_num(),
-                 nt = (size_t)omp_get_num_threads();
-    const size_t k0 = n * t / nt, k1 = n * (t + 1) / nt;
+    size_t k0, k1;
+    dem_thread_slice(n, &k0, &k1);
     memcpy(pos + k0, start + k0, (k1 - k0) * sizeof *pos);
     mirror_slice(w, k0, k1, 1, pos, list);
     for (size_t k = k0; k < k1; k++)

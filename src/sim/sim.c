@@ -114,10 +114,9 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
                                          : worst) reduction(|
                                                             : escaped),
                   {
-                    size_t t = (size_t)omp_get_thread_num(),
-                           nt = (size_t)omp_get_num_threads();
-                    dem_place_bodies(s, b, nb * t / nt, nb * (t + 1) / nt, &w,
-                                     &worst, &escaped);
+                    size_t i0, i1;
+                    dem_thread_slice(nb, &i0, &i1);
+                    dem_place_bodies(s, b, i0, i1, &w, &worst, &escaped);
                   });
   /* The displacement since the last build and the wall check, while the
    * positions are in cache (see dem_neighbors_stale and the runner). */
