@@ -334,25 +334,20 @@ dem_block_prefetch(const struct dem_contact_list *c, size_t kb, size_t ke) {
     }
 }
 
-/* dem_pair_apart's d (and shift) of pair contact k, the same operations,
- * straight into lane e, with |d|^2 and the owner's centre. */
+/* dem_pair_apart's d (and shift) of pair contact k straight into lane
+ * e, with |d|^2 and the owner's centre. */
 static DEM_ALWAYS_INLINE double dem_lanes_apart(const struct dem_sim *sim,
                                                 size_t k, struct dem_lanes *l,
                                                 unsigned e,
                                                 const int periodic) {
-  const double(*x)[3] = (const double(*)[3])sim->s.x;
-  const int i = sim->pairs.ij[k][0], j = sim->pairs.ij[k][1];
-  double d[3], shift[3];
-  for (int a = 0; a < 3; a++)
-    d[a] = x[i][a] - x[j][a];
-  if (periodic)
-    dem_min_image(&sim->walls, d, shift);
-  const double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  const double *xi = sim->s.x[sim->pairs.ij[k][0]];
+  struct dem_pair g;
+  const double dist2 = dem_pair_apart(sim, k, &g, periodic);
   for (int a = 0; a < 3; a++) {
-    l->d[a][e] = d[a];
-    l->x[a][e] = x[i][a];
+    l->d[a][e] = g.d[a];
+    l->x[a][e] = xi[a];
     if (periodic)
-      l->shift[a][e] = shift[a];
+      l->shift[a][e] = g.shift[a];
   }
   l->dist[e] = dist2;
   return dist2;
