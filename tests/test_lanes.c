@@ -73,15 +73,22 @@ static void expect_close3(const vd got[3], int a, const double want[3],
 
 /* Two spheres of different bodies overlapping: the contact point at
  * arm_i from the owner's centre towards the partner, each body's material
- * velocity there, the periodic image of the partner. */
-static void check_pairs(int periodic) {
+ * velocity there, the periodic image of the partner; with `packed`, the
+ * bodies' motion read from their packed rows (DEM_KIN). */
+static void check_pairs(int periodic, int packed) {
   struct dem_rng r;
   dem_rng_seed(&r, 11 + (uint64_t)periodic);
   struct bodies_data d;
   struct dem_lanes *l = calloc(1, sizeof *l);
   struct dem_bodies b;
   bodies_random(&r, &d, &b);
+  double *kin = NULL;
+  if (packed) {
+    kin = calloc(N_BODIES * DEM_KIN, sizeof *kin);
+    dem_lanes_pack_bodies(&b, 0, N_BODIES, kin);
+  }
   l->bodies = &b;
+  l->kin = kin;
   l->mode = DEM_LANES_PAIRS;
   l->periodic = periodic;
   double xj[N][3];
@@ -153,12 +160,15 @@ static void check_pairs(int periodic) {
         expect_close(g.d[k][a], l->d[k][e], 1, "d", e);
     }
   }
+  free(kin);
   free(l);
 }
 
 START_TEST(pair_kinematics_are_the_bodies_motion_at_the_contact_point) {
-  check_pairs(0);
-  check_pairs(1);
+  for (int packed = 0; packed < 2; packed++) {
+    check_pairs(0, packed);
+    check_pairs(1, packed);
+  }
 }
 END_TEST
 

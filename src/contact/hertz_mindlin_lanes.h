@@ -11,6 +11,8 @@
 #include "contact/hertz_mindlin.h"
 #include "contact/lanes.h"
 #include "contact/loop.h"
+#include "core/parallel.h"
+#include "sim/scratch.h"
 
 /* The part of a along the unit normal n removed. */
 static inline void tangential(vd out[3], const vd a[3], const vd n[3]) {
@@ -193,8 +195,28 @@ static void lanes(struct dem_lanes *l) {
     law(l, (int)a);
 }
 
+/* The bodies' motion packed for the pair lanes (DEM_KIN) in the
+ * neighbours' scratch, when the pairs are at least as many as the bodies
+ * (else packing every body costs more than it saves); NULL: not packed. */
+static const double *packed_bodies(struct dem_sim *sim) {
+  const size_t n = sim->b.n;
+  if (sim->pairs.n < n || !n ||
+      dem_scratch_reserve(&sim->nb.scratch, n * DEM_KIN * sizeof(double)))
+    return NULL;
+  double *kin = sim->nb.scratch.p;
+  const struct dem_bodies *b = &sim->b;
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
+    size_t i0, i1;
+    dem_thread_slice(n, &i0, &i1);
+    dem_lanes_pack_bodies(b, i0, i1, kin);
+  });
+  return kin;
+}
+
 void DEM_HM_LOOP(pairs)(struct dem_sim *sim, double dt) {
+  sim->pairs.kin = packed_bodies(sim);
   dem_contact_pairs_loop(sim, dt, NULL, lanes, dem_hm_release, DEM_HM_FLAGS);
+  sim->pairs.kin = NULL;
 }
 
 void DEM_HM_LOOP(walls)(struct dem_sim *sim, double dt) {

@@ -243,6 +243,53 @@ static inline void vbody_motion(const struct dem_bodies *b, const int *idx,
   vpoint_velocity(vm, p, xb, v, wm);
 }
 
+/* The bodies' motion as the pair lanes read it, a row of DEM_KIN doubles a
+ * body: x, v_contact, w_contact, v, w_move and a 0. A vector of lanes then
+ * loads DEM_VW rows and transposes them, where it gathered 15 doubles of
+ * each body one at a time (a quarter of the dense pile's law). */
+#define DEM_KIN 16
+enum {
+  DEM_KIN_X = 0,
+  DEM_KIN_VC = 3,
+  DEM_KIN_WC = 6,
+  DEM_KIN_V = 9,
+  DEM_KIN_WM = 12
+};
+
+/* Bodies [i0, i1) of b into their rows of kin. */
+static inline void dem_lanes_pack_bodies(const struct dem_bodies *b, size_t i0,
+                                         size_t i1, double *kin) {
+  for (size_t i = i0; i < i1; i++) {
+    double *r = kin + i * DEM_KIN;
+    memcpy(r + DEM_KIN_X, b->x[i], sizeof b->x[i]);
+    memcpy(r + DEM_KIN_VC, b->v_contact[i], sizeof b->v_contact[i]);
+    memcpy(r + DEM_KIN_WC, b->w_contact[i], sizeof b->w_contact[i]);
+    memcpy(r + DEM_KIN_V, b->v[i], sizeof b->v[i]);
+    memcpy(r + DEM_KIN_WM, b->w_move[i], sizeof b->w_move[i]);
+    r[DEM_KIN - 1] = 0.0;
+  }
+}
+
+/* vbody_motion's values from the packed rows kin of the bodies idx[l + a]:
+ * the same numbers, so the same operations on them. */
+static inline void vkin_motion(const double *kin, const int *idx, int l,
+                               const vd p[3], vd vc[3], vd wc[3], vd vm[3],
+                               vd wm[3]) {
+  vd r[DEM_KIN];
+  for (int q = 0; q < DEM_KIN; q += DEM_VW) {
+    vd b[DEM_VW];
+    for (int a = 0; a < DEM_VW; a++)
+      b[a] = vload(kin + (size_t)idx[l + a] * DEM_KIN + q);
+    vtranspose(b);
+    for (int k = 0; k < DEM_VW; k++)
+      r[q + k] = b[k];
+  }
+  w3_copy(wc, r + DEM_KIN_WC);
+  vpoint_velocity(vc, p, r + DEM_KIN_X, r + DEM_KIN_VC, wc);
+  w3_copy(wm, r + DEM_KIN_WM);
+  vpoint_velocity(vm, p, r + DEM_KIN_X, r + DEM_KIN_V, wm);
+}
+
 /* Flat walls' lanes [l, l + DEM_VW): the rest of the geometry
  * (dem_wall_touch) and the kinematics (dem_pair_kinematics against a wall
  * at rest) that contact/loop.h gives one contact at a time, the same
@@ -287,13 +334,19 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   vd vi[3], mi[3], vj[3], mj[3];
   w3_load(p, in->x, l);
   w3_axpy(p, -g->arm_i / g->dist, g->d);
-  vbody_motion(b, in->bi, l, p, vi, wc_i, mi, wm_i);
+  if (in->kin)
+    vkin_motion(in->kin, in->bi, l, p, vi, wc_i, mi, wm_i);
+  else
+    vbody_motion(b, in->bi, l, p, vi, wc_i, mi, wm_i);
   if (in->periodic) { /* the point in the partner's image */
     vd shift[3];
     w3_load(shift, in->shift, l);
     w3_sub(p, p, shift);
   }
-  vbody_motion(b, in->bj, l, p, vj, wc_j, mj, wm_j);
+  if (in->kin)
+    vkin_motion(in->kin, in->bj, l, p, vj, wc_j, mj, wm_j);
+  else
+    vbody_motion(b, in->bj, l, p, vj, wc_j, mj, wm_j);
   w3_sub(g->v, vi, vj);
   w3_sub(g->v_move, mi, mj);
   w3_sub(g->w, wc_i, wc_j);

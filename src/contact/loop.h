@@ -625,6 +625,7 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
                            : DEM_LANES_GIVEN;
       l->periodic = periodic;
       l->bodies = &sim->b;
+      l->kin = c->kin;
       lanes(l);
       for (e = 0; e < blk.n_touch; e++) {
         const unsigned at = blk.touch[e];

@@ -79,6 +79,7 @@ struct dem_lanes {
   double rsum[DEM_LANES];           /* r_i + r_j as the list has it */
   int bi[DEM_LANES], bj[DEM_LANES]; /* the owner's body, the partner's */
   const struct dem_bodies *bodies;
+  const double *kin; /* DEM_LANES_PAIRS: `bodies` packed, or NULL */
   enum dem_lanes_mode mode;
   int periodic;
   double *state[DEM_LANES]; /* each contact's history, advanced in place */
