@@ -24,16 +24,17 @@ static DEM_ALWAYS_INLINE int zero_rows(const double (*a)[3], size_t m) {
 
 /* Sphere k's force and torque added to its body's sums f and t (about
  * the body's centre xb), and zeroed; `torques` (a constant in each
- * caller's loop) says whether spheres carry torques of their own. */
+ * caller's loop) says whether spheres carry torques of their own. With
+ * `test` (a constant too), a sphere whose force (and torque) is zero is
+ * skipped; the sums are the same either way, bitwise: f and t start at
+ * +0 and never become -0, so adding +-0 leaves them as they are. */
 static DEM_ALWAYS_INLINE void add_sphere(struct dem_spheres *s,
                                          const double xb[3], size_t k,
                                          double f[3], double t[3],
-                                         const int torques) {
+                                         const int torques, const int test) {
   double *fk = s->force[k];
-  int turns = torques && !zero_rows(s->torque + k, 1);
-  /* Spheres without contact add nothing, bitwise: f and t start at +0
-   * and never become -0, so adding +-0 leaves them as they are. */
-  if (zero_rows(s->force + k, 1) && !turns)
+  int turns = torques && (!test || !zero_rows(s->torque + k, 1));
+  if (test && zero_rows(s->force + k, 1) && !turns)
     return;
   double arm[3], c[3];
   v3_add(f, f, fk);
@@ -49,17 +50,22 @@ static DEM_ALWAYS_INLINE void add_sphere(struct dem_spheres *s,
 
 /* Body bi's sum, over its members in order; with the near path
  * (sim/near.h) over its active members only, in the same order: the
- * others have no force, so the sums are the same, bitwise. */
+ * others have no force, so the sums are the same, bitwise. Without
+ * `test`, every member is added (add_sphere), where a dense packing
+ * would pay for zero tests that find nothing to skip. */
 static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
                                           struct dem_spheres *s, long bi,
                                           const double g[3], const size_t *act,
-                                          const int *active,
-                                          const int torques) {
+                                          const int *active, const int torques,
+                                          const int test) {
   double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
   if (act)
     for (size_t a = act[bi]; a < act[bi + 1]; a++)
-      add_sphere(s, b->x[bi], (size_t)active[a], f, t, torques);
-  else {
+      add_sphere(s, b->x[bi], (size_t)active[a], f, t, torques, 1);
+  else if (!test) {
+    for (size_t k = b->first_member[bi]; k < b->first_member[bi + 1]; k++)
+      add_sphere(s, b->x[bi], k, f, t, torques, 0);
+  } else {
     /* A body's members are contiguous: one test tells whether any of
      * them has a force (or a torque), where most in a loose packing have
      * none. */
@@ -67,7 +73,7 @@ static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
     if (!zero_rows(s->force + k0, k1 - k0) ||
         (torques && !zero_rows(s->torque + k0, k1 - k0)))
       for (size_t k = k0; k < k1; k++)
-        add_sphere(s, b->x[bi], k, f, t, torques);
+        add_sphere(s, b->x[bi], k, f, t, torques, 1);
   }
   v3_axpy(f, b->mass[bi], g);
   v3_add(b->force[bi], b->force[bi], f);
@@ -83,16 +89,16 @@ static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
                                            long b0, long b1) {
   if (act && torques)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, act, active, 1);
+      gather_body(b, s, bi, g, act, active, 1, 1);
   else if (act)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, act, active, 0);
+      gather_body(b, s, bi, g, act, active, 0, 1);
   else if (torques)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, 1);
+      gather_body(b, s, bi, g, NULL, active, 1, 1);
   else
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, 0);
+      gather_body(b, s, bi, g, NULL, active, 0, 1);
 }
 
 /* In the best instruction set (core/isa.h): the members' zero tests in
@@ -110,8 +116,10 @@ DEM_ISA_DISPATCH_STATIC(gather_bodies,
  * a time in AVX2 registers: the members' forces (and torques) are tested
  * at once, and where all are zero (most in a loose packing) the four
  * bodies get what gather_body gives them then, each component in its
- * order: force += (+0 + m g), torque += +0. Other fours, and the last
- * bodies, body by body. */
+ * order: force += (+0 + m g), torque += +0. Fours with a force are
+ * gathered body by body without testing their members again (in a packing
+ * at rest all have one); other fours, and the last bodies, body by body
+ * with the tests. */
 DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
                                              struct dem_spheres *s,
                                              const double *g, int torques,
@@ -154,6 +162,13 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
           _mm256_storeu_pd(T + j, _mm256_add_pd(_mm256_loadu_pd(T + j), zero));
         continue;
       }
+      if (torques)
+        for (long bi = k; bi < k + 4; bi++)
+          gather_body(b, s, bi, g, NULL, NULL, 1, 0);
+      else
+        for (long bi = k; bi < k + 4; bi++)
+          gather_body(b, s, bi, g, NULL, NULL, 0, 0);
+      continue;
     }
     gather_range(b, s, g, NULL, NULL, torques, k, k + 4);
   }
