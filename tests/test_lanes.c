@@ -85,7 +85,7 @@ static void check_pairs(int periodic, int packed) {
   double *kin = NULL;
   if (packed) {
     kin = calloc(N_BODIES * DEM_KIN, sizeof *kin);
-    dem_lanes_pack_bodies(&b, 0, N_BODIES, kin);
+    dem_lanes_pack_bodies(&b, 0, N_BODIES, N_BODIES, kin);
   }
   l->bodies = &b;
   l->kin = kin;

@@ -208,7 +208,7 @@ static const double *packed_bodies(struct dem_sim *sim) {
   DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
     size_t i0, i1;
     dem_thread_slice(n, &i0, &i1);
-    dem_lanes_pack_bodies(b, i0, i1, kin);
+    dem_lanes_pack_bodies(b, i0, i1, n, kin);
   });
   return kin;
 }

@@ -256,17 +256,27 @@ enum {
   DEM_KIN_WM = 12
 };
 
-/* Bodies [i0, i1) of b into their rows of kin. */
+/* Bodies [i0, i1) of b into their rows of kin. Each 3-vector goes as
+ * four doubles, the next body's first component in the fourth, which the
+ * next vector's store (or, for w_move, the row's last double, read by
+ * no lane) takes: a load and a store each. The last body of the arrays
+ * (n) has nothing after its vectors: three doubles each. */
 static inline void dem_lanes_pack_bodies(const struct dem_bodies *b, size_t i0,
-                                         size_t i1, double *kin) {
-  for (size_t i = i0; i < i1; i++) {
-    double *r = kin + i * DEM_KIN;
-    memcpy(r + DEM_KIN_X, b->x[i], sizeof b->x[i]);
-    memcpy(r + DEM_KIN_VC, b->v_contact[i], sizeof b->v_contact[i]);
-    memcpy(r + DEM_KIN_WC, b->w_contact[i], sizeof b->w_contact[i]);
-    memcpy(r + DEM_KIN_V, b->v[i], sizeof b->v[i]);
-    memcpy(r + DEM_KIN_WM, b->w_move[i], sizeof b->w_move[i]);
-    r[DEM_KIN - 1] = 0.0;
+                                         size_t i1, size_t n, double *kin) {
+  enum { N_VEC = 5 };
+  static const int at[N_VEC] = {DEM_KIN_X, DEM_KIN_VC, DEM_KIN_WC, DEM_KIN_V,
+                                DEM_KIN_WM};
+  const double(*const from[N_VEC])[3] = {b->x, b->v_contact, b->w_contact, b->v,
+                                         b->w_move};
+  const size_t i4 = i1 < n ? i1 : n - 1; /* rows read four at a time */
+  for (size_t i = i0; i < i4; i++)
+    for (int a = 0; a < N_VEC; a++)
+      for (int q = 0; q < 4; q += DEM_VW)
+        vstore(kin + i * DEM_KIN + at[a] + q, vload(from[a][i] + q));
+  for (size_t i = i4 > i0 ? i4 : i0; i < i1; i++) {
+    for (int a = 0; a < N_VEC; a++)
+      memcpy(kin + i * DEM_KIN + at[a], from[a][i], sizeof from[a][i]);
+    kin[i * DEM_KIN + DEM_KIN - 1] = 0.0;
   }
 }
 
