@@ -21,37 +21,40 @@ static inline void tangential(vd out[3], const vd a[3], const vd n[3]) {
     out[k] = a[k] - an * n[k];
 }
 
-/* A spring's history (force or torque) turned into the current tangent
- * plane, its magnitude kept (a zero history stays as it is). */
-static inline void into_plane(vd h[3], const vd n[3]) {
-  vm zero = (h[0] == 0) & (h[1] == 0) & (h[2] == 0);
-  vd before = vsqrt(w3_dot(h, h)), t[3], scaled[3];
-  tangential(t, h, n);
-  vd after = vsqrt(w3_dot(t, t));
-  w3_scale(scaled, t, before / after);
-  w3_sel(scaled, after > 0, scaled, t);
-  w3_sel(h, zero, h, scaled);
+/* The two springs of the history (force and torque), each turned into
+ * the current tangent plane with its magnitude kept (a zero history stays
+ * as it is). Step by step for both, so that the two chains of square
+ * roots and divisions overlap; each spring's operations are the same as
+ * if it were turned alone. */
+static inline void into_plane2(vd a[3], vd b[3], const vd n[3]) {
+  vd *h[2] = {a, b};
+  vm zero[2];
+  vd before[2], t[2][3], after[2], scaled[2][3];
+  for (int j = 0; j < 2; j++) {
+    zero[j] = (h[j][0] == 0) & (h[j][1] == 0) & (h[j][2] == 0);
+    before[j] = vsqrt(w3_dot(h[j], h[j]));
+    tangential(t[j], h[j], n);
+  }
+  for (int j = 0; j < 2; j++)
+    after[j] = vsqrt(w3_dot(t[j], t[j]));
+  for (int j = 0; j < 2; j++) {
+    w3_scale(scaled[j], t[j], before[j] / after[j]);
+    w3_sel(scaled[j], after[j] > 0, scaled[j], t[j]);
+    w3_sel(h[j], zero[j], h[j], scaled[j]);
+  }
 }
 
-/* Caps |a| at limit; returns in which lanes it was capped. */
-static inline vm cap(vd a[3], vd limit) {
-  vd len = vsqrt(w3_dot(a, a)), capped[3];
-  vm over = ~(len <= limit);
-  w3_scale(capped, a, vsel(len > 0, limit / len, vsplat(0.0)));
-  w3_sel(a, over, capped, a);
-  return over;
-}
-
-/* A spring of the history: its last value `old`, and that value turned
- * into the plane of n and moved by the step, s = old in the plane - k dt
- * (the move's part in the plane). */
-static inline void turned_spring(vd s[3], const vd old[3], const vd n[3],
-                                 const vd move[3], vd k, vd dt) {
-  vd move_t[3];
-  w3_copy(s, old);
-  into_plane(s, n);
-  tangential(move_t, move, n);
-  w3_axpy(s, -k * dt, move_t);
+/* Caps |a| at la and |b| at lb, both at once as into_plane2; `over`:
+ * in which lanes each was capped. */
+static inline void cap2(vd a[3], vd la, vd b[3], vd lb, vm over[2]) {
+  vd *v[2] = {a, b}, limit[2] = {la, lb}, len[2], capped[2][3];
+  for (int j = 0; j < 2; j++)
+    len[j] = vsqrt(w3_dot(v[j], v[j]));
+  for (int j = 0; j < 2; j++) {
+    over[j] = ~(len[j] <= limit[j]);
+    w3_scale(capped[j], v[j], vsel(len[j] > 0, limit[j] / len[j], vsplat(0.0)));
+    w3_sel(v[j], over[j], capped[j], v[j]);
+  }
 }
 
 /* Rolling inertia of the pair, Ai et al.: 1/I = 1/(I_i + m_i r_i^2) +
@@ -120,32 +123,39 @@ static inline void law(struct dem_lanes *in, int l) {
   w3_scale(fnd, n, fd);
 
   /* Tangential: the spring's force turned into the plane, increased by
-   * the motion of the step, a dashpot, Coulomb's limit. */
+   * the motion of the step, a dashpot, Coulomb's limit. Rolling: a spring
+   * with a plastic limit and a dashpot below it. The two springs go
+   * through each stage together (into_plane2, cap2). */
   const vd kt = kt_kn * kn; /* 8 G* sqrt(R* d) */
-  vd fs[3], vt[3], ftd[3], ft[3];
-  const vd *fs_old = h + DEM_HM_FS;
-  turned_spring(fs, fs_old, n, v_move, kt, dt);
+  const vm rolls = mu_r > 0;
+  const vd kr = 2.25 * kn * mu_r * mu_r * rstar * rstar;
+  const vd inertia = rolling_inertia(&g, in->mode);
+  const vd cr = -DEM_HM_ROLLING_DAMPING_RATIO * 2 * vsqrt(inertia * kr);
+  vd fs[3], vt[3], ftd[3], ft[3], move_t[3];
+  vd ms[3], mrd[3], mr[3], wr[3];
+  const vd *fs_old = h + DEM_HM_FS, *ms_old = h + DEM_HM_MS;
+  /* s = old in the plane - k dt (the step's move in the plane) */
+  w3_copy(fs, fs_old);
+  w3_copy(ms, ms_old);
+  into_plane2(fs, ms, n);
+  tangential(move_t, v_move, n);
+  w3_axpy(fs, -kt * dt, move_t);
+  tangential(move_t, w_move, n);
+  w3_axpy(ms, -kr * dt, move_t);
   tangential(vt, v, n);
   w3_scale(ftd, vt, -cn * sqrt_kt_kn); /* alpha sqrt(m* k_t) */
   w3_add(ft, fs, ftd);
-  const vm sliding = cap(ft, mu * fn); /* all of it is friction */
+  vm capped[2]; /* sliding: all of the force is friction */
+  cap2(ft, mu * fn, ms, mu_r * rstar * fn, capped);
+  const vm sliding = capped[0], limit = capped[1];
   const vd zero[3] = {vsplat(0.0), vsplat(0.0), vsplat(0.0)};
   w3_sel(fs, sliding, ft, fs);
   w3_sel(ftd, sliding, zero, ftd);
-  const vd ut_energy = vsel(kt > 0, w3_dot(fs, fs) / (2 * kt), vsplat(0.0));
-
-  /* Rolling: a spring with a plastic limit and a dashpot below it. */
-  const vm rolls = mu_r > 0;
-  const vd kr = 2.25 * kn * mu_r * mu_r * rstar * rstar;
-  vd ms[3], mrd[3], mr[3], wr[3];
-  const vd *ms_old = h + DEM_HM_MS;
-  turned_spring(ms, ms_old, n, w_move, kr, dt);
-  const vm limit = cap(ms, mu_r * rstar * fn);
   tangential(wr, w, n);
-  const vd inertia = rolling_inertia(&g, in->mode);
-  w3_scale(mrd, wr, -DEM_HM_ROLLING_DAMPING_RATIO * 2 * vsqrt(inertia * kr));
+  w3_scale(mrd, wr, cr);
   w3_sel(mrd, limit | ~rolls, zero, mrd);
   w3_sel(ms, rolls, ms, zero);
+  const vd ut_energy = vsel(kt > 0, w3_dot(fs, fs) / (2 * kt), vsplat(0.0));
   const vd ur_energy =
       vsel(rolls & (kr > 0), w3_dot(ms, ms) / (2 * kr), vsplat(0.0));
   w3_add(mr, ms, mrd);
