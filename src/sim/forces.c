@@ -116,14 +116,14 @@ DEM_ISA_DISPATCH_STATIC(gather_bodies,
  * a time in AVX2 registers: the members' forces (and torques) are tested
  * at once, and where all are zero (most in a loose packing) the four
  * bodies get what gather_body gives them then, each component in its
- * order: force += (+0 + m g), torque += +0. Fours with a force are
- * gathered body by body without testing their members again (in a packing
- * at rest all have one); other fours, and the last bodies, body by body
- * with the tests. */
+ * order: force += (+0 + m g), torque += +0. When the spheres are `dense`
+ * (most of them have a contact, as in a packing at rest), fours with a
+ * force are gathered body by body without testing their members again;
+ * other fours, and the last bodies, body by body with the tests. */
 DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
                                              struct dem_spheres *s,
                                              const double *g, int torques,
-                                             long b0, long b1) {
+                                             int dense, long b0, long b1) {
   const size_t *first = b->first_member;
   const __m256d zero = _mm256_setzero_pd();
   /* g as the rows of four bodies lay it out: x y z x, y z x y, z x y z */
@@ -162,13 +162,16 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
           _mm256_storeu_pd(T + j, _mm256_add_pd(_mm256_loadu_pd(T + j), zero));
         continue;
       }
-      if (torques)
+      if (dense && torques) {
         for (long bi = k; bi < k + 4; bi++)
           gather_body(b, s, bi, g, NULL, NULL, 1, 0);
-      else
+        continue;
+      }
+      if (dense) {
         for (long bi = k; bi < k + 4; bi++)
           gather_body(b, s, bi, g, NULL, NULL, 0, 0);
-      continue;
+        continue;
+      }
     }
     gather_range(b, s, g, NULL, NULL, torques, k, k + 4);
   }
@@ -188,12 +191,15 @@ void dem_forces_gather(struct dem_sim *sim) {
   /* The work is per sphere: 2,000 rods (6,000 spheres) are worth two
    * threads, each its static slice of the bodies. */
   const long work = act ? (long)sim->nb.n_active : (long)s->n;
+  /* Most spheres with a contact: a test of each member would find few
+   * to skip (gather_rods_avx2). */
+  const int dense = 8 * sim->nb.n_active >= 7 * s->n;
   DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel, {
     size_t i0, i1;
     dem_thread_slice((size_t)n, &i0, &i1);
 #if DEM_ISA_VARIANTS
     if (!act && dem_isa_best() >= DEM_ISA_AVX2)
-      gather_rods_avx2(b, s, g, torques, (long)i0, (long)i1);
+      gather_rods_avx2(b, s, g, torques, dense, (long)i0, (long)i1);
     else
 #endif
       gather_bodies(b, s, g, act, active, torques, (long)i0, (long)i1);
