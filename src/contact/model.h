@@ -55,7 +55,7 @@ struct dem_pair_result {
  * lanes past n up to a multiple of DEM_LANES_VW with copies of the last
  * contact (with a history of their own, `spare`), so that every vector of
  * lanes is whole. */
-#define DEM_LANES 32
+#define DEM_LANES 64
 #define DEM_LANES_STATE 18 /* the longest history a lane kernel keeps */
 #define DEM_LANES_VW 4     /* lanes a kernel takes at once (contact/lanes.h) */
 enum dem_lanes_mode {
