@@ -10,10 +10,30 @@
 /* How many active spheres ahead gather asks for the lines it will read. */
 #define GATHER_AHEAD 16
 
+/* Contact `code` of a sphere's list (code: owned, ~code: its partner's)
+ * as a place in the pair list. */
+static inline size_t pair_of(int code) {
+  return (size_t)(code >= 0 ? code : ~code);
+}
+
+/* Whether active sphere i has a contact that touched at this evaluation
+ * (a pair or a wall; `touched`, 4 bytes a contact, is an array the
+ * pair loop has just written, small beside the forces). */
+static inline int any_touched(const struct dem_neighbors *nb,
+                              const struct dem_contact_list *c,
+                              const struct dem_contact_list *wc, int i) {
+  int any = 0;
+  for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++)
+    any |= c->touched[pair_of(nb->list[k])];
+  for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++)
+    any |= wc->touched[k];
+  return any;
+}
+
 /* Asks for what gather reads of active sphere i that the processor cannot
  * foresee: its force (the active spheres are a sparse subset) and its
- * partners' contacts' forces (~code: listed where the partner's pairs
- * are). With a million spheres each comes from memory. */
+ * touching contacts' forces (~code: listed where the partner's pairs are).
+ * With a million spheres each comes from memory. */
 static inline void prefetch_sphere(const struct dem_spheres *s,
                                    const struct dem_neighbors *nb,
                                    const struct dem_contact_list *c, int i,
@@ -21,19 +41,25 @@ static inline void prefetch_sphere(const struct dem_spheres *s,
   __builtin_prefetch(s->force[i], 1);
   __builtin_prefetch(&s->force[i][2], 1);
   for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
-    const int code = nb->list[k];
-    if (code < 0) {
-      __builtin_prefetch(c->force[~code], 0);
-      __builtin_prefetch(&c->force[~code][2], 0);
+    const size_t p = pair_of(nb->list[k]);
+    if (c->touched[p]) {
+      __builtin_prefetch(c->force[p], 0);
+      __builtin_prefetch(&c->force[p][2], 0);
       if (torques)
-        __builtin_prefetch(c->torque[~code] + 3, 0);
+        __builtin_prefetch(c->torque[p] + (nb->list[k] < 0 ? 3 : 0), 0);
     }
   }
 }
 
 /* Each active sphere sums its contacts' forces: the pairs through its
  * list's codes (c: owned, +f; ~c: its partner's, -f), in ascending
- * partner id, then its wall contacts. */
+ * partner id, then its wall contacts. Only the contacts that touched:
+ * the others' force and torques are +0 (`touched`), and adding or taking
+ * +0 leaves a sum that starts at +0 bitwise as it is (it is never -0).
+ * Likewise a sphere none of whose contacts touched (most in a dilute
+ * packing) is not visited: its force and torque would gain +0, and they
+ * are never -0 (zeroed as +0, or such sums), so the random reads and
+ * writes of a million spheres' forces are only the touching ones'. */
 static void gather(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   const struct dem_neighbors *nb = &sim->nb;
@@ -43,12 +69,19 @@ static void gather(struct dem_sim *sim) {
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN / 4, omp parallel for schedule(static),
       for (long a = 0; a < n; a++) {
+    if (a + GATHER_AHEAD < n) {
+      const int ahead = nb->active[a + GATHER_AHEAD];
+      if (any_touched(nb, c, wc, ahead))
+        prefetch_sphere(s, nb, c, ahead, torques);
+    }
     const int i = nb->active[a];
+    if (!any_touched(nb, c, wc, i))
+      continue;
     double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-    if (a + GATHER_AHEAD < n)
-      prefetch_sphere(s, nb, c, nb->active[a + GATHER_AHEAD], torques);
     for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
       const int code = nb->list[k];
+      if (!c->touched[pair_of(code)])
+        continue;
       if (code >= 0) {
         v3_add(f, f, c->force[code]);
         if (torques)
@@ -60,6 +93,8 @@ static void gather(struct dem_sim *sim) {
       }
     }
     for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++) {
+      if (!wc->touched[k])
+        continue;
       v3_add(f, f, wc->force[k]);
       if (torques)
         v3_add(t, t, wc->torque[k]);
