@@ -130,9 +130,12 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
   if (w->n_alloc < n || !nb->start) {
     size_t m = n ? n : 1;
     free(nb->start), free(nb->active);
+    free(nb->touching), free(nb->touching_mark);
     nb->start = malloc((m + 1) * sizeof *nb->start);
     nb->active = malloc(m * sizeof *nb->active);
-    if (!nb->start || !nb->active) {
+    nb->touching = malloc(m * sizeof *nb->touching);
+    nb->touching_mark = calloc(m, 1);
+    if (!nb->start || !nb->active || !nb->touching || !nb->touching_mark) {
       w->n_alloc = 0;
       return dem_fail(DEM_ERR_NOMEM,
                       "out of memory for neighbour lists "
@@ -164,7 +167,9 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
 void dem_neighbors_release(struct dem_neighbors *nb) {
   struct dem_nb_work *w = nb->work;
   free(nb->start), free(nb->list), free(nb->active);
+  free(nb->touching), free(nb->touching_mark);
   nb->start = NULL, nb->list = NULL, nb->active = NULL;
+  nb->touching = NULL, nb->touching_mark = NULL;
   nb->capacity = nb->n_active = 0;
   dem_near_release(nb);
   if (!w)
@@ -186,7 +191,8 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
     return 0;
   size_t bytes = sizeof *w + nb->capacity * 2 * sizeof *nb->list;
   bytes += (w->n_alloc + 1) * sizeof *nb->start;
-  bytes += w->n_alloc * sizeof *nb->active + nb->scratch.bytes;
+  bytes += w->n_alloc * (sizeof *nb->active + sizeof *nb->touching + 1) +
+           nb->scratch.bytes;
   bytes += (w->sg.cells_alloc + w->bg.cells_alloc) * sizeof(size_t);
   for (int t = 0; t < w->n_tb; t++)
     bytes += w->tb[t].cap * sizeof *w->tb[t].ij +
