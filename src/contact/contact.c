@@ -48,10 +48,10 @@ static size_t touching_spheres(struct dem_neighbors *nb,
  * foresee: its force and its touching contacts' forces (~code: listed
  * where the partner's pairs are). With a million spheres each comes from
  * memory. */
-static inline void prefetch_sphere(const struct dem_spheres *s,
-                                   const struct dem_neighbors *nb,
-                                   const struct dem_contact_list *c, int i,
-                                   int torques) {
+static DEM_ALWAYS_INLINE void prefetch_sphere(const struct dem_spheres *s,
+                                              const struct dem_neighbors *nb,
+                                              const struct dem_contact_list *c,
+                                              int i, int torques) {
   __builtin_prefetch(s->force[i], 1);
   __builtin_prefetch(&s->force[i][2], 1);
   for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {

@@ -115,14 +115,16 @@ DEM_ISA_DISPATCH_STATIC(gather_bodies,
  * does not foresee them, and with a million spheres each line comes from
  * memory. Asked for whether or not the body turns out to have a force
  * (most lines hold a member of one that does). */
-static inline void prefetch_positions(const struct dem_bodies *b,
-                                      const struct dem_spheres *s, long k) {
+static DEM_ALWAYS_INLINE void prefetch_positions(const struct dem_bodies *b,
+                                                 const struct dem_spheres *s,
+                                                 long k) {
   const char *p = (const char *)s->x[b->first_member[k]],
              *end = (const char *)s->x[b->first_member[k + 4]];
   for (; p < end; p += 64)
     __builtin_prefetch(p, 0);
   __builtin_prefetch(end - 1, 0);
-  __builtin_prefetch(b->x[k], 0);
+  for (long j = 0; j < 4; j++) /* 96 bytes: up to three lines */
+    __builtin_prefetch(b->x[k + j], 0);
   __builtin_prefetch(&b->x[k + 3][2], 0);
 }
 
