@@ -7,41 +7,127 @@
 #include "contact/loop.h"
 #include "sim/active.h"
 
-/* Each active sphere sums its contacts' forces: the pairs through its
- * list's codes (c: owned, +f; ~c: its partner's, -f), in ascending
- * partner id, then its wall contacts. */
+/* How many spheres ahead gather asks for the lines it will read. */
+#define GATHER_AHEAD 16
+
+/* Contact `code` of a sphere's list (code: owned, ~code: its partner's)
+ * as a place in the pair list. */
+static inline size_t pair_of(int code) {
+  return (size_t)(code >= 0 ? code : ~code);
+}
+
+/* Sphere i, once, into the list of nb->touching (m so far). */
+static inline void mark_touching(struct dem_neighbors *nb, size_t *m, int i) {
+  if (nb->touching_mark[i])
+    return;
+  nb->touching_mark[i] = 1;
+  nb->touching[(*m)++] = i;
+}
+
+/* The spheres with a contact (pair or wall) that touched at this
+ * evaluation, each once, into nb->touching: the contacts' `touched` in a
+ * pass through the lists, where a pass through the active spheres reads
+ * those of each sphere's partners, scattered over the list. Returns how
+ * many. */
+static size_t touching_spheres(struct dem_neighbors *nb,
+                               const struct dem_contact_list *c,
+                               const struct dem_contact_list *wc) {
+  size_t m = 0;
+  for (size_t k = 0; k < c->n; k++)
+    if (c->touched[k]) {
+      mark_touching(nb, &m, c->ij[k][0]);
+      mark_touching(nb, &m, c->ij[k][1]);
+    }
+  for (size_t k = 0; k < wc->n; k++)
+    if (wc->touched[k])
+      mark_touching(nb, &m, wc->ij[k][0]);
+  return m;
+}
+
+/* Asks for what gather reads of sphere i that the processor cannot
+ * foresee: its force and its touching contacts' forces (~code: listed
+ * where the partner's pairs are). With a million spheres each comes from
+ * memory. */
+static DEM_ALWAYS_INLINE void prefetch_sphere(const struct dem_spheres *s,
+                                              const struct dem_neighbors *nb,
+                                              const struct dem_contact_list *c,
+                                              int i, int torques) {
+  __builtin_prefetch(s->force[i], 1);
+  __builtin_prefetch(&s->force[i][2], 1);
+  for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
+    const size_t p = pair_of(nb->list[k]);
+    if (c->touched[p]) {
+      __builtin_prefetch(c->force[p], 0);
+      __builtin_prefetch(&c->force[p][2], 0);
+      if (torques)
+        __builtin_prefetch(c->torque[p] + (nb->list[k] < 0 ? 3 : 0), 0);
+    }
+  }
+}
+
+/* Sphere i sums its contacts' forces: the pairs through its list's codes
+ * (c: owned, +f; ~c: its partner's, -f), in ascending partner id, then
+ * its wall contacts; only those that touched, the others' force and
+ * torques being +0 (`touched`): adding or taking +0 leaves a sum that
+ * starts at +0 bitwise as it is (it is never -0). */
+static inline void gather_sphere(struct dem_spheres *s,
+                                 const struct dem_neighbors *nb,
+                                 const struct dem_contact_list *c,
+                                 const struct dem_contact_list *wc, int i,
+                                 const int torques) {
+  double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+  for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
+    const int code = nb->list[k];
+    if (!c->touched[pair_of(code)])
+      continue;
+    if (code >= 0) {
+      v3_add(f, f, c->force[code]);
+      if (torques)
+        v3_add(t, t, c->torque[code]);
+    } else {
+      v3_sub(f, f, c->force[~code]);
+      if (torques)
+        v3_add(t, t, c->torque[~code] + 3);
+    }
+  }
+  for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++) {
+    if (!wc->touched[k])
+      continue;
+    v3_add(f, f, wc->force[k]);
+    if (torques)
+      v3_add(t, t, wc->torque[k]);
+  }
+  v3_add(s->force[i], s->force[i], f);
+  if (torques)
+    v3_add(s->torque[i], s->torque[i], t);
+}
+
+/* Each sphere with a contact that touched gets its contacts' sum
+ * (gather_sphere). The other active spheres (most in a dilute packing)
+ * are not visited: their force and torque would gain +0, and they are
+ * never -0 (zeroed as +0, or such sums), so the random reads and writes
+ * of a million spheres' forces are only the touching ones'. */
 static void gather(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
-  const struct dem_neighbors *nb = &sim->nb;
+  struct dem_neighbors *nb = &sim->nb;
   const struct dem_contact_list *c = &sim->pairs, *wc = &sim->wall_contacts;
   const int torques = c->has_torque;
-  const long n = (long)nb->n_active;
+  const int *who = nb->active;
+  long n = (long)nb->n_active;
+  if (nb->touching) { /* set by the build, with the lists */
+    n = (long)touching_spheres(nb, c, wc);
+    who = nb->touching;
+  }
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN / 4, omp parallel for schedule(static),
       for (long a = 0; a < n; a++) {
-    const int i = nb->active[a];
-    double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-    for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
-      const int code = nb->list[k];
-      if (code >= 0) {
-        v3_add(f, f, c->force[code]);
-        if (torques)
-          v3_add(t, t, c->torque[code]);
-      } else {
-        v3_sub(f, f, c->force[~code]);
-        if (torques)
-          v3_add(t, t, c->torque[~code] + 3);
-      }
-    }
-    for (size_t k = wc->start[i]; k < wc->start[i + 1]; k++) {
-      v3_add(f, f, wc->force[k]);
-      if (torques)
-        v3_add(t, t, wc->torque[k]);
-    }
-    v3_add(s->force[i], s->force[i], f);
-    if (torques)
-      v3_add(s->torque[i], s->torque[i], t);
+    if (a + GATHER_AHEAD < n)
+      prefetch_sphere(s, nb, c, who[a + GATHER_AHEAD], torques);
+    gather_sphere(s, nb, c, wc, who[a], torques);
       });
+  if (who == nb->touching)
+    for (long a = 0; a < n; a++)
+      nb->touching_mark[who[a]] = 0;
   s->forces_dirty = 1;
 }
 

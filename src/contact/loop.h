@@ -334,6 +334,23 @@ dem_block_prefetch(const struct dem_contact_list *c, size_t kb, size_t ke) {
     }
 }
 
+/* Asks for the centres pair contacts [kb, ke) will read: the partner's
+ * (ij[k][1]) anywhere in the sphere array, and even the owner's (the
+ * active spheres are a sparse subset) are lines the processor cannot
+ * foresee, and with a million spheres each comes from memory. A row of
+ * three doubles may straddle two lines: both are asked for. */
+static DEM_ALWAYS_INLINE void
+dem_block_prefetch_x(const struct dem_sim *sim,
+                     const struct dem_contact_list *c, size_t kb, size_t ke) {
+  const double(*x)[3] = (const double(*)[3])sim->s.x;
+  for (size_t k = kb; k < ke; k++)
+    for (int e = 0; e < 2; e++) {
+      const double *r = x[c->ij[k][e]];
+      __builtin_prefetch(r, 0);
+      __builtin_prefetch(r + 2, 0);
+    }
+}
+
 /* dem_pair_apart's d (and shift) of pair contact k straight into lane
  * e, with |d|^2 and the owner's centre. */
 static DEM_ALWAYS_INLINE double dem_lanes_apart(const struct dem_sim *sim,
@@ -507,6 +524,9 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
     const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
     dem_block_prefetch(c, ke, ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1);
+    if (!walls)
+      dem_block_prefetch_x(sim, c, ke,
+                           ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1);
     dem_block_sort(sim, c, &blk, kb, ke, walls, periodic, lanes && !walls);
     if (dissipative || meshes_move)
       memset(blk.worked, 0, ke - kb);

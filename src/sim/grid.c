@@ -76,16 +76,27 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
               sizeof *g->cell_start);
 }
 
+/* How many items ahead the sorts ask for their key's count: with a
+ * million spheres the counts (a few per sphere) are far beyond the
+ * caches, and the keys jump between rows of cells. */
+#define SORT_AHEAD 16
+
 /* The serial sort: count, scan, place, shift back. */
 static void counting_sort_serial(size_t n, const size_t *key, size_t n_keys,
                                  size_t *start, size_t *order) {
   memset(start, 0, (n_keys + 1) * sizeof *start);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    if (i + SORT_AHEAD < n)
+      __builtin_prefetch(&start[key[i + SORT_AHEAD] + 1], 1);
     start[key[i] + 1]++;
+  }
   for (size_t c = 0; c < n_keys; c++)
     start[c + 1] += start[c];
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    if (i + SORT_AHEAD < n)
+      __builtin_prefetch(&start[key[i + SORT_AHEAD]], 1);
     order[start[key[i]]++] = i;
+  }
   for (size_t c = n_keys; c > 0; c--)
     start[c] = start[c - 1];
   start[0] = 0;
@@ -139,17 +150,23 @@ void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
       base += coarse[b];
     for (size_t c = c0; c < c1; c++)
       start[c] = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+      if (i + SORT_AHEAD < n && key[i + SORT_AHEAD] - c0 < c1 - c0)
+        __builtin_prefetch(&start[key[i + SORT_AHEAD]], 1);
       if (key[i] - c0 < c1 - c0) /* c0 <= key < c1, unsigned */
         start[key[i]]++;
+    }
     for (size_t c = c0, run = base; c < c1; c++) {
       const size_t count = start[c];
       start[c] = run;
       run += count;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+      if (i + SORT_AHEAD < n && key[i + SORT_AHEAD] - c0 < c1 - c0)
+        __builtin_prefetch(&start[key[i + SORT_AHEAD]], 1);
       if (key[i] - c0 < c1 - c0)
         order[start[key[i]]++] = i;
+    }
     for (size_t c = c1; c > c0 + 1; c--)
       start[c - 1] = start[c - 2];
     if (c1 > c0)

@@ -130,9 +130,12 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
   if (w->n_alloc < n || !nb->start) {
     size_t m = n ? n : 1;
     free(nb->start), free(nb->active);
+    free(nb->touching), free(nb->touching_mark);
     nb->start = malloc((m + 1) * sizeof *nb->start);
     nb->active = malloc(m * sizeof *nb->active);
-    if (!nb->start || !nb->active) {
+    nb->touching = malloc(m * sizeof *nb->touching);
+    nb->touching_mark = calloc(m, 1);
+    if (!nb->start || !nb->active || !nb->touching || !nb->touching_mark) {
       w->n_alloc = 0;
       return dem_fail(DEM_ERR_NOMEM,
                       "out of memory for neighbour lists "
@@ -164,7 +167,9 @@ static dem_status work_reserve(struct dem_neighbors *nb, size_t n,
 void dem_neighbors_release(struct dem_neighbors *nb) {
   struct dem_nb_work *w = nb->work;
   free(nb->start), free(nb->list), free(nb->active);
+  free(nb->touching), free(nb->touching_mark);
   nb->start = NULL, nb->list = NULL, nb->active = NULL;
+  nb->touching = NULL, nb->touching_mark = NULL;
   nb->capacity = nb->n_active = 0;
   dem_near_release(nb);
   if (!w)
@@ -186,7 +191,8 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
     return 0;
   size_t bytes = sizeof *w + nb->capacity * 2 * sizeof *nb->list;
   bytes += (w->n_alloc + 1) * sizeof *nb->start;
-  bytes += w->n_alloc * sizeof *nb->active + nb->scratch.bytes;
+  bytes += w->n_alloc * (sizeof *nb->active + sizeof *nb->touching + 1) +
+           nb->scratch.bytes;
   bytes += (w->sg.cells_alloc + w->bg.cells_alloc) * sizeof(size_t);
   for (int t = 0; t < w->n_tb; t++)
     bytes += w->tb[t].cap * sizeof *w->tb[t].ij +
@@ -196,6 +202,11 @@ size_t dem_neighbors_bytes(const struct dem_neighbors *nb) {
 
 /* ---- sphere order ---------------------------------------------------------
  */
+
+/* How many spheres ahead copy_sorted asks for what it reads: the cell
+ * order jumps through the sphere arrays, far beyond the caches with a
+ * million spheres. */
+#define COPY_AHEAD 16
 
 /* Positions, radii and bodies of the spheres in cell order, for the
  * search (the spheres themselves stay in body order: each body's members
@@ -209,6 +220,13 @@ static void copy_sorted(struct dem_sim *sim, size_t n_search) {
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
       for (long k = 0; k < n; k++) {
+    if (k + COPY_AHEAD < n) {
+      const size_t a = order[k + COPY_AHEAD];
+      __builtin_prefetch(s->x[a], 0);
+      __builtin_prefetch(&s->x[a][2], 0);
+      __builtin_prefetch(&s->radius[a], 0);
+      __builtin_prefetch(&s->body[a], 0);
+    }
     size_t i = order[k];
     w->sx[k][0] = s->x[i][0];
     w->sx[k][1] = s->x[i][1];
@@ -410,14 +428,21 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
         hi = mid;
     }
     size_t c = lo, cell_end = 0, row_end = 0;
+    /* c's coordinates, followed as c steps on (no division per cell) */
+    size_t cx = c % d0, cy = (c / d0) % d1, cz = c / (d0 * d1);
     size_t rb[4], re[4];
     int nr = 0;
     for (size_t i = i0; i < i1; i++) {
       if (i >= cell_end || i == i0) {
-        while (cs[c + 1] <= i)
+        while (cs[c + 1] <= i) {
           c++;
+          if (++cx == d0) {
+            cx = 0;
+            if (++cy == d1)
+              cy = 0, cz++;
+          }
+        }
         cell_end = cs[c + 1];
-        size_t cx = c % d0, cy = (c / d0) % d1, cz = c / (d0 * d1);
         size_t x0 = cx ? cx - 1 : 0, x1 = cx + 1 < d0 ? cx + 1 : cx;
         row_end = cs[c - cx + x1 + 1];
         static const int fwd[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};

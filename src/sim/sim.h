@@ -187,6 +187,10 @@ struct dem_neighbors {
   size_t capacity;
   int *active;
   size_t n_active;
+  /* The contact gather's: the spheres with a contact that touched at the
+   * evaluation, and a mark per sphere (0 outside it), n_spheres each. */
+  int *touching;
+  unsigned char *touching_mark;
   long builds;
   size_t n_candidates;      /* spheres the sphere phase searched */
   struct dem_nb_work *work; /* cell grids and scratch, private */
