@@ -90,13 +90,7 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
   if ((st = dem_grid_size(&w->grid, lo, hi, h, nb)))
     return st;
   long n = (long)nb;
-  DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long k = 0; k < n; k++) {
-    size_t c[3];
-    dem_grid_coords(&w->grid, b->x[k], c);
-    w->key[k] = dem_grid_index(&w->grid, c);
-      });
+  dem_grid_cells_of(&w->grid, (const double(*)[3])b->x, nb, w->key);
   dem_counting_sort(nb, w->key, w->grid.n_cells, w->grid.cell_start, w->order);
 
   /* Spheres in the new body order, members in member order: the new

@@ -175,3 +175,15 @@ void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
       start[n_keys] = n;
   }
 }
+
+void dem_grid_cells_of(const struct dem_grid *g, const double (*x)[3], size_t n,
+                       size_t *cell) {
+  const long nn = (long)n;
+  DEM_PARALLEL_IF(
+      nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
+      for (long k = 0; k < nn; k++) {
+    size_t c[3];
+    dem_grid_coords(g, x[k], c);
+    cell[k] = dem_grid_index(g, c);
+      });
+}

@@ -30,6 +30,11 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
 void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
                        size_t *start, size_t *order);
 
+/* cell[k] = the index of x[k]'s cell (dem_grid_coords, clamped), k < n:
+ * the key the counting sort orders points by. */
+void dem_grid_cells_of(const struct dem_grid *g, const double (*x)[3], size_t n,
+                       size_t *cell);
+
 /* Cell coordinates of x, clamped to the grid (clamping keeps points that
  * are within one cell width of each other in neighbouring cells). */
 static inline void dem_grid_coords(const struct dem_grid *g, const double x[3],

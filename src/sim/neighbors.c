@@ -312,13 +312,7 @@ static dem_status broad_phase(struct dem_sim *sim) {
   dem_status st = dem_grid_size(g, lo, hi, 2 * max_r + skin, 8 * b->n + 64);
   if (st)
     return st;
-  DEM_PARALLEL_IF(
-      nbod > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-      for (long k = 0; k < nbod; k++) {
-    size_t c[3];
-    dem_grid_coords(g, b->x[k], c);
-    w->bcell_of[k] = dem_grid_index(g, c);
-      });
+  dem_grid_cells_of(g, (const double(*)[3])b->x, b->n, w->bcell_of);
   dem_counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
   const double *R = w->bradius;
   unsigned char *cand = w->candidate;
@@ -731,15 +725,8 @@ static dem_status find_pairs_in_cells(struct dem_sim *sim) {
     DEM_PARALLEL_IF(nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
                     for (long i = 0; i < nn; i++) w->cell_of[i] =
                         dem_periodic_cell_of(wl, g, s->x[i]););
-  } else {
-    DEM_PARALLEL_IF(
-        nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
-        for (long i = 0; i < nn; i++) {
-      size_t c[3];
-      dem_grid_coords(g, s->x[i], c);
-      w->cell_of[i] = dem_grid_index(g, c);
-        });
-  }
+  } else
+    dem_grid_cells_of(g, (const double(*)[3])s->x, n, w->cell_of);
   dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
   copy_sorted(sim, n);
   if (wl->periodic)
