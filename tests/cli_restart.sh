@@ -232,12 +232,12 @@ for i in 1 2 3 4 5 6; do
   kill -KILL "$pid" 2> /dev/null
   wait "$pid" 2> /dev/null
   if [ ! -e early.h5 ]; then
-    ok # killed before the header was complete: no file (only a hidden .tmp)
-  elif "$PY" -c 'import sys, h5py
+    ok # killed before the first snapshot was on disk: no file (a hidden one)
+  elif "$PY" -c 'import sys, h5py, demfile
 f = h5py.File(sys.argv[1], "r")
 for s in f["snapshots"]:  # every listed snapshot is complete
     f["snapshots"][s]["bodies/position"][()]
-f["energy/total"][()]' early.h5 2> err; then
+demfile.open_run(sys.argv[1]).energy()  # as docs/output.md says to read it' early.h5 2> err; then
     ok
   else
     bad "SIGKILL early (try $i): early.h5 does not open: $(tail -1 err)"

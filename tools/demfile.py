@@ -62,9 +62,35 @@ def _attrs(obj):
     return out
 
 
+def _read_rows(ds, n=None):
+    """The first n rows of a dataset (all without n). A kill in the middle
+    of a flush can leave the last chunk of an extendible series past the
+    end of the file that HDF5 records ("addr overflow"): its rows were not
+    completely written, and are dropped here (whole chunks, as dem's own
+    reader does), so the result may be shorter than asked."""
+    n = ds.shape[0] if n is None or not ds.shape else min(n, ds.shape[0])
+    while True:
+        try:
+            return ds[()] if not ds.shape else ds[:n]
+        except OSError as e:
+            if "addr overflow" not in str(e) or not ds.chunks or n == 0:
+                raise
+            chunk = ds.chunks[0]
+            n = (n - 1) // chunk * chunk
+
+
+def _padded(rows, n):
+    """rows with NaN rows appended up to n (those a kill cut from the file)."""
+    if len(rows) >= n:
+        return rows
+    pad = np.full((n - len(rows),) + rows.shape[1:], np.nan)
+    return np.concatenate([rows, pad])
+
+
 def _read_group(group):
     """Every dataset of an HDF5 group as {name: numpy array}; subgroups are skipped."""
-    return {name: item[()] for name, item in group.items() if isinstance(item, h5py.Dataset)}
+    return {name: _read_rows(item) for name, item in group.items()
+            if isinstance(item, h5py.Dataset)}
 
 
 def open_dem_file(path):
@@ -268,8 +294,8 @@ class Run:
         out = {}
         for name, g in self.file["walls"].items():
             out[name] = {"time": time,
-                         "force": g["force"][:n],
-                         "torque": g["torque"][:n],
+                         "force": _padded(_read_rows(g["force"], n), n),
+                         "torque": _padded(_read_rows(g["torque"], n), n),
                          "torque_point": np.asarray(g.attrs["torque_point"])}
         return out
 

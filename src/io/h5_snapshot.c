@@ -262,6 +262,8 @@ dem_status dem_h5_snapshot_write(struct dem_h5_writer *w,
   if ((vertex >= 0 && H5Dclose(vertex) < 0) || H5Gclose(g) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
     return dem_h5u_fail(w->path, what);
+  if ((st = dem_h5w_publish(w)))
+    return st;
   st = add_frame(w, s, NULL);
   if (st != DEM_OK)
     return st;

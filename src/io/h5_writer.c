@@ -50,9 +50,14 @@ static char *dir_name(const char *path) {
  *  - a snapshot is built as an anonymous group and flushed while nothing
  *    on disk refers to it; a second flush after linking it into
  *    /snapshots only rewrites /snapshots' symbol table node and name heap;
- *  - /snapshots is an old-style group with large symbol table nodes (split
- *    only every SYM_LEAF_K links) and a name heap presized for HEAP_HINT
- *    bytes (8 bytes per name), so linking rarely allocates anything;
+ *  - /snapshots is an old-style group whose symbol table node holds
+ *    2 K links, K from the run's planned snapshots (at least SYM_LEAF_K,
+ *    at most SYM_LEAF_K_MAX), and a name heap presized for HEAP_HINT bytes
+ *    (8 bytes per name, 2 SYM_LEAF_K_MAX names), so that linking the
+ *    snapshots of up to 2 SYM_LEAF_K_MAX - 1 allocates nothing: the node
+ *    splits on the (2 K + 1)-th link, and a kill inside that flush left a
+ *    file whose /snapshots cannot be listed (the node is rewritten whole
+ *    at every link, so K is not larger than the run needs);
  *  - every other group keeps its few links in its own object header;
  *  - the sidecar's connectivity /xdmf/polyvertex_M is written unlinked
  *    with the snapshot and linked in the second flush too;
@@ -61,8 +66,16 @@ static char *dir_name(const char *path) {
  *    reader drops them, as it drops a last chunk that lies past the end
  *    of allocation the superblock records (written last in a flush);
  *  - the metadata cache is small (cheap flushes); between flushes it only
- *    needs to evict entries that are clean or not yet referenced. */
-enum { SYM_LEAF_K = 256, HEAP_HINT = 65536 };
+ *    needs to evict entries that are clean or not yet referenced;
+ *  - the file gets its name only after the first snapshot and energy row
+ *    (dem_h5w_publish): their flushes allocate the group's node and the
+ *    series' chunk indexes, which pointers already on disk then refer to.
+ * Measured by killing dem before each of its writes in turn
+ * (tests/cli_kill_writes.sh). What remains: a flush that adds a chunk to a
+ * series (every DEM_H5W_ENERGY_CHUNK energy rows, DEM_H5W_WALL_CHUNK wall
+ * rows) can be cut between the chunk index and the superblock; dem's
+ * readers and tools/demfile.py drop that chunk's rows. */
+enum { SYM_LEAF_K = 256, SYM_LEAF_K_MAX = 4096, HEAP_HINT = 65536 };
 
 /* File access properties: a small metadata cache. HDF5 1.10 scans every
  * cached entry at each flush, and we flush often (with the default cache
@@ -90,10 +103,13 @@ fail:
   return -1;
 }
 
-/* File creation properties: large symbol table nodes (see above). */
-static hid_t writer_fcpl(void) {
+/* File creation properties: symbol table nodes large enough for the
+ * planned snapshots (see above). */
+static hid_t writer_fcpl(long snapshots_planned) {
   hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-  if (fcpl >= 0 && H5Pset_sym_k(fcpl, 0, SYM_LEAF_K) < 0) {
+  long k = snapshots_planned / 2 + 1;
+  k = k < SYM_LEAF_K ? SYM_LEAF_K : k > SYM_LEAF_K_MAX ? SYM_LEAF_K_MAX : k;
+  if (fcpl >= 0 && H5Pset_sym_k(fcpl, 0, (unsigned)k) < 0) {
     H5Pclose(fcpl);
     return -1;
   }
@@ -204,6 +220,9 @@ static herr_t writer_free(struct dem_h5_writer *w) {
     H5Gclose(w->snapshots);
   if (w->file >= 0 && (rc = H5Fclose(w->file)) < 0)
     skip_hdf5_cleanup();
+  if (w->publish_tmp) /* never given its name: a failed start */
+    remove(w->publish_tmp);
+  free(w->publish_tmp);
   free(w->path);
   free(w->xmf_path);
   dem_xdmf_text_free(&w->xdmf);
@@ -310,7 +329,7 @@ dem_status dem_h5_create(const char *path, int force,
     writer_free(w);
     return st;
   }
-  fcpl = writer_fcpl();
+  fcpl = writer_fcpl(info->snapshots_planned);
   if (fcpl < 0) {
     st = dem_h5u_fail(path, "cannot set up file creation");
     goto fail;
@@ -334,26 +353,13 @@ dem_status dem_h5_create(const char *path, int force,
     st = dem_h5u_fail(path, "cannot write the run header");
     goto fail;
   }
-  /* The open file follows the rename or link; HDF5 only uses its
-   * descriptor. Without force the name is taken exclusively (link fails
-   * if anything appeared there since the check), so another process's
-   * new file is never replaced. */
-  if (force ? rename(tmp, path) != 0 : link_new(tmp, path) != 0) {
-    st = errno == EEXIST
-             ? dem_fail(DEM_ERR_IO, "%s: exists (use --force to overwrite)",
-                        path)
-             : dem_fail(DEM_ERR_IO, "%s: cannot create (%s)", path,
-                        strerror(errno));
-    goto fail;
-  }
-  free(tmp);
-  if (remove(w->xmf_path) != 0 && errno != ENOENT) {
-    st = dem_fail(DEM_ERR_IO, "%s: cannot remove the old sidecar (%s)",
-                  w->xmf_path, strerror(errno));
-    writer_free(w);
-    remove(path);
-    return st;
-  }
+  /* The file gets its name once the first snapshot is on disk
+   * (dem_h5w_publish): the structures a snapshot and an energy row first
+   * allocate are then in place, and the flushes that allocate them, which
+   * a kill could cut between a pointer and the space it points to, are
+   * done while nothing has the file's name. */
+  w->publish_tmp = tmp;
+  w->publish_force = force;
   *out = w;
   return DEM_OK;
 
@@ -362,6 +368,32 @@ fail:
   remove(tmp);
   free(tmp);
   return st;
+}
+
+dem_status dem_h5w_publish(struct dem_h5_writer *w) {
+  const char *tmp = w->publish_tmp;
+  dem_status st;
+  if (!tmp)
+    return DEM_OK;
+  /* The open file follows the rename or link; HDF5 only uses its
+   * descriptor. Without force the name is taken exclusively (link fails
+   * if anything appeared there since the check), so another process's
+   * new file is never replaced. */
+  if (w->publish_force ? rename(tmp, w->path) != 0
+                       : link_new(tmp, w->path) != 0) {
+    st = errno == EEXIST
+             ? dem_fail(DEM_ERR_IO, "%s: exists (use --force to overwrite)",
+                        w->path)
+             : dem_fail(DEM_ERR_IO, "%s: cannot create (%s)", w->path,
+                        strerror(errno));
+    return st;
+  }
+  free(w->publish_tmp);
+  w->publish_tmp = NULL;
+  if (remove(w->xmf_path) != 0 && errno != ENOENT)
+    return dem_fail(DEM_ERR_IO, "%s: cannot remove the old sidecar (%s)",
+                    w->xmf_path, strerror(errno));
+  return DEM_OK;
 }
 
 /* Replaces the root attributes and /config with those of the continued
@@ -465,7 +497,10 @@ dem_status dem_h5_close(struct dem_h5_writer *w) {
   if (!w)
     return DEM_OK;
   path = strdup(w->path);
-  st = dem_h5w_write_sidecar(w);
+  /* A run that ended before its first snapshot keeps its header too. */
+  st = dem_h5w_publish(w);
+  if (st == DEM_OK)
+    st = dem_h5w_write_sidecar(w);
   if (writer_free(w) < 0 && st == DEM_OK)
     st = dem_h5u_fail(path ? path : "(output file)", "cannot close");
   free(path);

@@ -22,6 +22,10 @@ struct dem_h5_writer {
   hid_t energy[DEM_H5W_ENERGY_COLUMNS];
   hsize_t energy_rows;
   char *path, *xmf_path;
+  /* Until the first snapshot is on disk the file has a hidden name
+   * (publish_tmp; NULL once it has its own), see dem_h5w_publish. */
+  char *publish_tmp;
+  int publish_force;
   const char *h5_name; /* basename of path, as the sidecar refers to it */
   size_t n_snapshots;
   struct dem_xdmf_text xdmf;                   /* the sidecar's grids so far */
@@ -35,6 +39,10 @@ struct dem_h5_writer {
   size_t n_walls;
   struct dem_h5u_kit kit; /* for the snapshots' datasets */
 };
+
+/* Gives a new file its name (once; nothing to do after): called when the
+ * first snapshot is on disk, or at close (io/h5_writer.c). */
+dem_status dem_h5w_publish(struct dem_h5_writer *w);
 
 /* Fails (DEM_ERR_IO) unless the file system of w's file has room for what
  * a restart writes first: the run header of info, a block of energy rows

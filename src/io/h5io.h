@@ -76,24 +76,33 @@ struct dem_h5_run_info {
   /* The mesh walls (none: no /meshes). */
   const struct dem_h5_mesh *meshes;
   size_t n_meshes;
+  /* The snapshots the run plans to write (0: not known): /snapshots is
+   * sized so that linking them allocates nothing (io/h5_writer.c). */
+  long snapshots_planned;
 };
 
 /* Creates the file. Fails (DEM_ERR_IO, message naming the path) if it
  * exists and `force` is 0 ("PATH: exists (use --force to overwrite)"), or
  * if it cannot be created; never leaves a partial file behind on failure
- * (the header is written to a hidden temporary file in the same directory
- * that is renamed to PATH once complete, so with `force` a failed create
- * keeps the old file). The XDMF sidecar (PATH with .h5 replaced by .xmf)
- * is removed here if stale and written by each snapshot.
+ * (the file is written under a hidden temporary name in the same
+ * directory and renamed to PATH once its first snapshot is on disk, or at
+ * dem_h5_close, so with `force` a failed create keeps the old file; a
+ * name taken in the meantime fails the snapshot or the close). The XDMF
+ * sidecar (PATH with .h5 replaced by .xmf) is removed then if stale, and
+ * written by each snapshot.
  *
  * Crash safety: every energy append and snapshot ends with a flush, and
  * a snapshot is written unlinked, flushed, then linked into /snapshots and
- * flushed again (see h5_writer.c for the layout choices), so a process
- * killed at any moment leaves a file that opens with every snapshot and
- * energy row completed before it died (tests/test_h5io.c: 6000 of 6000
- * kills at random moments of a write loop of up to 12 snapshots). A kill
- * inside the rare flush that splits /snapshots' symbol table node (every
- * 256 snapshots) or grows its name heap (past ~8000) is not covered. */
+ * flushed again (see h5_writer.c for the layout choices); the file has
+ * its name PATH only once the first snapshot is on disk (before, a hidden
+ * temporary name; dem_h5_close gives it the name in any case). A process
+ * killed at any moment leaves either no file or one that opens with every
+ * snapshot and energy row completed before it died (tests/test_h5io.c:
+ * 6000 of 6000 kills at random moments of a write loop of up to 12
+ * snapshots; tests/cli_kill_writes.sh: dem killed before each of its
+ * writes). A kill inside the rare flush that splits /snapshots' symbol
+ * table node (past max(512, snapshots_planned) snapshots, at most 8191)
+ * or grows its name heap (past 8192) is not covered. */
 dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);

@@ -13,6 +13,17 @@
 
 static void on_signal(int sig) { dem_run_stop_signal = sig; }
 
+/* The snapshots the run writes at most: one every interval (rounded to
+ * steps as dem_run_integrate does), the first and the last. The writer
+ * sizes /snapshots for them. */
+static long snapshots_planned(const struct dem_run *r) {
+  const struct dem_sim *sim = &r->sim;
+  double every = r->out.snapshot_interval / sim->dt + 0.5;
+  if (!(r->out.snapshot_interval > 0) || !(every < 1e15))
+    return 2; /* first and last only */
+  return sim->n_steps / (every < 1 ? 1 : (long)every) + 2;
+}
+
 /* The run header: the config as run, the scheme, and what the sidecar
  * shows. */
 static dem_status open_output(struct dem_run *r, char **text) {
@@ -30,7 +41,8 @@ static dem_status open_output(struct dem_run *r, char **text) {
                                  .walls = r->obs.walls,
                                  .n_walls = r->obs.n_walls,
                                  .meshes = r->obs.meshes,
-                                 .n_meshes = r->obs.n_meshes};
+                                 .n_meshes = r->obs.n_meshes,
+                                 .snapshots_planned = snapshots_planned(r)};
   if (r->opt->restart) {
     r->last_snapshot_step = r->last_row_step = sim->step;
     return dem_h5_open_append(r->output, sim->step, &info, &r->h5);
