@@ -34,8 +34,12 @@ static int standard_type(hid_t t) {
                          H5T_STD_U8LE};
   if (t < 0)
     return 0;
-  if (H5Tget_class(t) == H5T_STRING)
-    return 1;
+  /* A string in a character set HDF5 does not define (a flipped bit of
+   * its header: HDF5 reads it, h5py refuses it) is not one dem wrote. */
+  if (H5Tget_class(t) == H5T_STRING) {
+    H5T_cset_t cset = H5Tget_cset(t);
+    return cset == H5T_CSET_ASCII || cset == H5T_CSET_UTF8;
+  }
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
     if (H5Tequal(t, known[i]) > 0)
       return 1;

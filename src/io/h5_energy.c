@@ -16,7 +16,7 @@ static herr_t create_energy_column(struct dem_h5_writer *w, hid_t g, int c,
                                    hsize_t rows) {
   hsize_t maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
   hid_t space = H5Screate_simple(1, &rows, &maxdims);
-  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t dcpl = dem_h5u_untimed(H5P_DATASET_CREATE);
   hid_t type = c == 0 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
   int64_t step_fill = DEM_H5U_ENERGY_FILL_STEP;
   double fill = dem_h5u_energy_fill();

@@ -184,7 +184,7 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
     for (size_t i = 0; i < m; i++)
       index[i] = (int)i;
     *vertex =
-        H5Dcreate_anon(w->file, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+        H5Dcreate_anon(w->file, H5T_STD_I32LE, space, w->kit.dcpl, H5P_DEFAULT);
     if (*vertex >= 0)
       rc = H5Dwrite(*vertex, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                     index);

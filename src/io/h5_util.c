@@ -239,8 +239,17 @@ fail:
  * has being 9: past HDF5's default of 8 a group moved them to a heap and
  * B-trees of its own), in the order made, the header sized for a dozen
  * at its creation (not grown link by link). */
+hid_t dem_h5u_untimed(hid_t plist_class) {
+  hid_t p = H5Pcreate(plist_class);
+  if (p >= 0 && H5Pset_obj_track_times(p, 0) < 0) {
+    H5Pclose(p);
+    return -1;
+  }
+  return p;
+}
+
 static hid_t compact_gcpl(void) {
-  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  hid_t gcpl = dem_h5u_untimed(H5P_GROUP_CREATE);
   if (gcpl >= 0 &&
       (H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) < 0 ||
        H5Pset_link_phase_change(gcpl, 32, 24) < 0 ||
@@ -268,8 +277,9 @@ herr_t dem_h5u_kit_open(struct dem_h5u_kit *kit) {
   kit->scalar = H5Screate(H5S_SCALAR);
   kit->dxpl = dem_h5u_write_dxpl();
   kit->gcpl = compact_gcpl();
+  kit->dcpl = dem_h5u_untimed(H5P_DATASET_CREATE);
   if (kit->string_type >= 0 && kit->scalar >= 0 && kit->dxpl >= 0 &&
-      kit->gcpl >= 0)
+      kit->gcpl >= 0 && kit->dcpl >= 0)
     return 0;
   dem_h5u_kit_close(kit);
   return -1;
@@ -284,7 +294,9 @@ void dem_h5u_kit_close(struct dem_h5u_kit *kit) {
     H5Pclose(kit->dxpl);
   if (kit->gcpl >= 0)
     H5Pclose(kit->gcpl);
-  kit->string_type = kit->scalar = kit->dxpl = kit->gcpl = -1;
+  if (kit->dcpl >= 0)
+    H5Pclose(kit->dcpl);
+  kit->string_type = kit->scalar = kit->dxpl = kit->gcpl = kit->dcpl = -1;
 }
 
 /* Scalar attribute `name` of loc in the scalar dataspace `space`. */
@@ -347,12 +359,14 @@ hid_t dem_h5u_create_array(const struct dem_h5u_kit *kit, hid_t g,
                            size_t cols, const char *unit,
                            const char *description) {
   hsize_t dims[2] = {rows, cols};
-  hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL), ds;
-  if (space < 0)
-    return -1;
-  ds = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT,
-                  H5P_DEFAULT);
-  H5Sclose(space);
+  hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL), ds = -1;
+  hid_t dcpl = kit ? kit->dcpl : dem_h5u_untimed(H5P_DATASET_CREATE);
+  if (space >= 0 && dcpl >= 0)
+    ds = H5Dcreate2(g, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (!kit && dcpl >= 0)
+    H5Pclose(dcpl);
+  if (space >= 0)
+    H5Sclose(space);
   if (ds >= 0 && dem_h5u_doc(kit, ds, unit, description) < 0) {
     H5Dclose(ds);
     return -1;

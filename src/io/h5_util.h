@@ -81,8 +81,13 @@ herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
  * anew for each attribute, dataset and group they cost more than a tenth
  * of a snapshot). A NULL kit where one is taken: made for the call. */
 struct dem_h5u_kit {
-  hid_t string_type, scalar, dxpl, gcpl;
+  hid_t string_type, scalar, dxpl, gcpl, dcpl;
 };
+/* Dataset creation properties without the object's times, which HDF5
+ * stores by default (the clock's second at creation and at each change):
+ * the same run writes the same bytes. plist_class is H5P_DATASET_CREATE,
+ * H5P_GROUP_CREATE or H5P_FILE_CREATE (the root group's). */
+hid_t dem_h5u_untimed(hid_t plist_class);
 /* Makes kit's parts (all < 0 and -1 returned on failure). */
 herr_t dem_h5u_kit_open(struct dem_h5u_kit *kit);
 /* Closes what kit holds (parts < 0 are skipped) and sets them to -1. */

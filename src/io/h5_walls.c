@@ -19,7 +19,7 @@ static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
   hsize_t dims[2] = {rows, 3}, maxdims[2] = {H5S_UNLIMITED, 3},
           chunk[2] = {DEM_H5W_WALL_CHUNK, 3};
   hid_t space = H5Screate_simple(2, dims, maxdims);
-  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), ds = -1;
+  hid_t dcpl = dem_h5u_untimed(H5P_DATASET_CREATE), ds = -1;
   double fill = dem_h5u_energy_fill();
   char doc[400];
   if (s == 0)

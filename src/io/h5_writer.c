@@ -106,7 +106,7 @@ fail:
 /* File creation properties: symbol table nodes large enough for the
  * planned snapshots (see above). */
 static hid_t writer_fcpl(long snapshots_planned) {
-  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  hid_t fcpl = dem_h5u_untimed(H5P_FILE_CREATE);
   long k = snapshots_planned / 2 + 1;
   k = k < SYM_LEAF_K ? SYM_LEAF_K : k > SYM_LEAF_K_MAX ? SYM_LEAF_K_MAX : k;
   if (fcpl >= 0 && H5Pset_sym_k(fcpl, 0, (unsigned)k) < 0) {
@@ -122,9 +122,9 @@ static herr_t write_config(hid_t file, const char *text) {
   if (t < 0)
     return -1;
   space = H5Screate(H5S_SCALAR);
-  if (space >= 0) {
-    ds = H5Dcreate2(file, "config", t, space, H5P_DEFAULT, H5P_DEFAULT,
-                    H5P_DEFAULT);
+  hid_t dcpl = dem_h5u_untimed(H5P_DATASET_CREATE);
+  if (space >= 0 && dcpl >= 0) {
+    ds = H5Dcreate2(file, "config", t, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds >= 0) {
       hid_t dxpl = dem_h5u_write_dxpl();
       rc = dxpl < 0 ? -1 : H5Dwrite(ds, t, H5S_ALL, H5S_ALL, dxpl, &text);
@@ -139,8 +139,11 @@ static herr_t write_config(hid_t file, const char *text) {
       if (H5Dclose(ds) < 0)
         rc = -1;
     }
-    H5Sclose(space);
   }
+  if (space >= 0)
+    H5Sclose(space);
+  if (dcpl >= 0)
+    H5Pclose(dcpl);
   H5Tclose(t);
   return rc;
 }
@@ -171,7 +174,7 @@ static herr_t write_header(struct dem_h5_writer *w,
       dem_h5w_write_meshes(w->file, info->meshes, info->n_meshes) < 0)
     return -1;
   {
-    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    hid_t gcpl = dem_h5u_untimed(H5P_GROUP_CREATE);
     if (gcpl < 0)
       return -1;
     if (H5Pset_local_heap_size_hint(gcpl, HEAP_HINT) >= 0)
