@@ -18,20 +18,9 @@ stride=1
 
 # 40 rods falling in a box: 500 steps, 6 snapshots and 101 energy rows, so
 # the walls' series (chunks of 64 rows) and /snapshots grow during the run.
-cat > rods.yaml << 'EOF'
-simulation: {time_step: 2.0e-5, end_time: 0.01, seed: 3, gravity: [0, 0, -9.81]}
-materials:
-  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
-shapes:
-  rod:
-    material: glass
-    spheres: [{center: [-0.03, 0, 0], radius: 0.02}, {center: [0, 0, 0], radius: 0.02}, {center: [0.03, 0, 0], radius: 0.02}]
-particles:
-  - random_fill: {shape: rod, count: 40, speed: 0.5, angular_speed: 5}
-domain: {box: {min: [0, 0, 0], max: [0.3, 0.3, 0.3]}, wall_material: glass}
-contact: {skin: 0.004}
-output: {snapshot_interval: 0.002, energy_interval: 1.0e-4}
-EOF
+rods_yaml base.yaml
+sed 's/end_time: 0.04, seed: 3}/end_time: 0.01, seed: 3, gravity: [0, 0, -9.81]}/; s/speed: 2.0, angular_speed: 20/speed: 0.5, angular_speed: 5/; s/^output:.*/output: {snapshot_interval: 0.002, energy_interval: 1.0e-4}/' \
+  base.yaml > rods.yaml
 # kill_run K PAGES OUT: the run killed at its K-th write (after the first
 # PAGES pages of it, tests/kill_writes.c); prints "killed", "ended" or
 # "failed".

@@ -62,20 +62,9 @@ EOF
 readable() { "$PY" readable.py "$1" 2> /dev/null; }
 
 # Rods in a box: small and quick, with contacts and rotation.
-cat > rods.yaml << 'EOF'
-simulation: {time_step: 2.0e-5, end_time: 0.01, seed: 3}
-materials:
-  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
-shapes:
-  rod:
-    material: glass
-    spheres: [{center: [-0.03, 0, 0], radius: 0.02}, {center: [0, 0, 0], radius: 0.02}, {center: [0.03, 0, 0], radius: 0.02}]
-particles:
-  - random_fill: {shape: rod, count: 40, speed: 2.0, angular_speed: 20}
-domain: {box: {min: [0, 0, 0], max: [0.3, 0.3, 0.3]}, wall_material: glass}
-contact: {skin: 0.004}
-output: {snapshot_interval: 0.002, energy_interval: 0.0002}
-EOF
+rods_yaml base.yaml
+sed 's/end_time: 0.04/end_time: 0.01/; s/^output:.*/output: {snapshot_interval: 0.002, energy_interval: 0.0002}/' \
+  base.yaml > rods.yaml
 "$DEM" run rods.yaml -q -o base.h5 2> err
 rc=$?
 expect 0 "the base run"

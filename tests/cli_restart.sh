@@ -95,20 +95,8 @@ expect_rc() { # expect_rc WANT WHAT: checks $rc
 }
 
 # Rods bouncing in a box, with contacts, wall hits and rotation.
-cat > rods.yaml << 'EOF'
-simulation: {time_step: 2.0e-5, end_time: 0.04, seed: 3}
-materials:
-  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
-shapes:
-  rod:
-    material: glass
-    spheres: [{center: [-0.03, 0, 0], radius: 0.02}, {center: [0, 0, 0], radius: 0.02}, {center: [0.03, 0, 0], radius: 0.02}]
-particles:
-  - random_fill: {shape: rod, count: 40, speed: 2.0, angular_speed: 20}
-domain: {box: {min: [0, 0, 0], max: [0.3, 0.3, 0.3]}, wall_material: glass}
-contact: {skin: 0.004, sort_bodies: on}
-output: {snapshot_interval: 0.01, energy_interval: 0.0005}
-EOF
+rods_yaml base.yaml
+sed 's/^contact:.*/contact: {skin: 0.004, sort_bodies: on}/' base.yaml > rods.yaml
 
 # 1. Every named scheme: 2N steps vs N + N, N not on a snapshot boundary;
 #    the first half on 2 threads, the second on 1.
@@ -305,20 +293,8 @@ rc=$?
 expect_rc 0 "dem check --restart"
 
 # 6. 1 vs 2 threads, with more spheres than the parallel threshold (2048).
-cat > many.yaml << 'EOF'
-simulation: {time_step: 2.0e-5, end_time: 0.006, seed: 5, gravity: [0, 0, -9.81]}
-materials:
-  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
-shapes:
-  rod:
-    material: glass
-    spheres: [{center: [-0.03, 0, 0], radius: 0.02}, {center: [0, 0, 0], radius: 0.02}, {center: [0.03, 0, 0], radius: 0.02}]
-particles:
-  - random_fill: {shape: rod, count: 800, speed: 5.0, angular_speed: 50}
-domain: {box: {min: [0, 0, 0], max: [0.8, 0.8, 0.8]}, wall_material: glass}
-contact: {skin: 0.004}
-output: {snapshot_interval: 0.002, energy_interval: 0.0005}
-EOF
+sed 's/end_time: 0.04, seed: 3}/end_time: 0.006, seed: 5, gravity: [0, 0, -9.81]}/; s/count: 40, speed: 2.0, angular_speed: 20/count: 800, speed: 5.0, angular_speed: 50/; s/max: \[0.3, 0.3, 0.3\]/max: [0.8, 0.8, 0.8]/; s/snapshot_interval: 0.01,/snapshot_interval: 0.002,/' \
+  base.yaml > many.yaml
 rm -f t1.h5 t2.h5 t1.xmf t2.xmf
 "$DEM" run many.yaml -q -o t1.h5 --threads 1 2> err
 rc=$?

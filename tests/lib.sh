@@ -47,6 +47,27 @@ need_python() {
   exit 1
 }
 
+# rods_yaml FILE: the rods several tests start from (and change with sed):
+# 40 glass rods of three spheres thrown into a 0.3 m box, time step 2e-5 s
+# to 0.04 s, seed 3, no gravity, snapshots every 0.01 s and energy every
+# 0.0005 s.
+rods_yaml() {
+  cat > "$1" << 'EOF2'
+simulation: {time_step: 2.0e-5, end_time: 0.04, seed: 3}
+materials:
+  glass: {density: 2500, young_modulus: 1.0e8, poisson_ratio: 0.2}
+shapes:
+  rod:
+    material: glass
+    spheres: [{center: [-0.03, 0, 0], radius: 0.02}, {center: [0, 0, 0], radius: 0.02}, {center: [0.03, 0, 0], radius: 0.02}]
+particles:
+  - random_fill: {shape: rod, count: 40, speed: 2.0, angular_speed: 20}
+domain: {box: {min: [0, 0, 0], max: [0.3, 0.3, 0.3]}, wall_material: glass}
+contact: {skin: 0.004}
+output: {snapshot_interval: 0.01, energy_interval: 0.0005}
+EOF2
+}
+
 # plate_stl FILE: a unit square in the plane z = 0 (two triangles, one flat
 # patch), ASCII STL.
 plate_stl() {
