@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash safety at every write: dem killed (SIGKILL) just before each of its writes in turn, or in the middle of it, leaves no file or one that opens with plain h5py, lists its snapshots without gaps, holds them bitwise as the full run wrote them, and whose energy and wall series read through dem and tools/demfile.py as a prefix of the full run's; a restart from it ends bitwise as the full run.
+# Crash safety at every write: dem killed (SIGKILL) just before each of its writes in turn, or in the middle of it, in a run of rods and in one that pours spheres in, leaves no file or one that opens with plain h5py, lists its snapshots without gaps, holds them bitwise as the full run wrote them, and whose energy and wall series read through dem and tools/demfile.py as a prefix of the full run's (tests/kill_check.py); a restart from it ends bitwise as the full run; /snapshots lists across its 513th link.
 # Usage: bash tests/cli_kill_writes.sh DEM_BINARY SOURCE_DIR
 # DEM_TEST_QUICK=1 (the sanitizer build) kills before every 7th write only.
 NAME=cli_kill_writes
@@ -21,124 +21,72 @@ stride=1
 rods_yaml base.yaml
 sed 's/end_time: 0.04, seed: 3}/end_time: 0.01, seed: 3, gravity: [0, 0, -9.81]}/; s/speed: 2.0, angular_speed: 20/speed: 0.5, angular_speed: 5/; s/^output:.*/output: {snapshot_interval: 0.002, energy_interval: 1.0e-4}/' \
   base.yaml > rods.yaml
-# kill_run K PAGES OUT: the run killed at its K-th write (after the first
-# PAGES pages of it, tests/kill_writes.c); prints "killed", "ended" or
-# "failed".
+# kill_run K PAGES OUT CONFIG [ARGS...]: the run killed at its K-th write
+# (after the first PAGES pages of it, tests/kill_writes.c); prints
+# "killed", "ended" or "failed".
 kill_run() {
-  DEM_KILL_AT_WRITE=$1 DEM_KILL_PAGES=$2 LD_PRELOAD="$preload" \
-    "$DEM" run rods.yaml -q -o "$3" > /dev/null 2> err
+  local k=$1 pages=$2 out=$3
+  shift 3
+  DEM_KILL_AT_WRITE=$k DEM_KILL_PAGES=$pages LD_PRELOAD="$preload" \
+    "$DEM" run "$@" -q -o "$out" > /dev/null 2> err
   case $? in
     137) echo killed ;;
     0) echo ended ;;
     *) echo failed ;;
   esac
 }
-
-rm -f full.h5 full.xmf
-if DEM_WRITES_COUNT=writes.txt LD_PRELOAD="$preload" "$DEM" run rods.yaml -q -o full.h5 2> err; then
-  ok
-else
-  bad "the full run: $(cat err)"
-fi
-n=$(cat writes.txt 2> /dev/null || echo 0)
-echo "the full run writes $n times (pwrite)"
-if [ "$n" -ge 200 ]; then ok; else bad "only $n writes counted (is pwrite still how HDF5 writes?)"; fi
-
-# Killed before write k, then in the middle of write k (torn after its
-# first page).
-mkdir -p killed
-for pages in 0 1; do
-  for k in $(seq 1 "$stride" "$n"); do
-    out=killed/k${k}_$pages.h5
-    what=$(kill_run "$k" "$pages" "$out")
+# full_run OUT CONFIG [ARGS...]: the run to its end; its count of writes
+# in n.
+full_run() {
+  local out=$1
+  shift
+  rm -f "$out" "${out%.h5}.xmf"
+  if DEM_WRITES_COUNT=writes.txt LD_PRELOAD="$preload" "$DEM" run "$@" -q -o "$out" 2> err; then
+    ok
+  else
+    bad "the full run to $out: $(cat err)"
+  fi
+  n=$(cat writes.txt 2> /dev/null || echo 0)
+  echo "the full run to $out writes $n times (pwrite)"
+  if [ "$n" -ge 200 ]; then ok; else bad "only $n writes counted (is pwrite still how HDF5 writes?)"; fi
+}
+# kill_each DIR STRIDE PAGES CONFIG [ARGS...]: the run killed at every
+# STRIDE-th of its n writes (torn after PAGES pages), the files left in
+# DIR as kK_PAGES.h5 (tests/kill_check.py checks them).
+kill_each() {
+  local dir=$1 every=$2 pages=$3 k out what
+  shift 3
+  mkdir -p "$dir"
+  for k in $(seq 1 "$every" "$n"); do
+    out=$dir/k${k}_$pages.h5
+    what=$(kill_run "$k" "$pages" "$out" "$@")
     if [ "$what" != killed ]; then
-      bad "kill at write $k (torn after $pages pages): the run $what: $(cat err)"
+      bad "kill at write $k (torn after $pages pages) of $1: the run $what: $(cat err)"
       continue
     fi
-    rm -f killed/*.xmf killed/.k*
+    rm -f "$dir"/*.xmf "$dir"/.k*
   done
-done
+}
 
-# Every file left: plain h5py opens it, lists snapshots 000000.. without a
-# gap and reads them bitwise as the full run wrote them; demfile.py reads
-# the energy and walls as a prefix of the full run's (a cut last chunk
-# dropped, its wall rows NaN). Files appear only after some write (before
-# it, the run has no file: the header and first snapshot are written
-# under a hidden name) and from then on after every write.
-check "every file left by a kill" "$PY" - full.h5 "$n" "$stride" << 'EOF'
-import glob, re, sys
-import h5py, numpy as np
-import demfile
+# 1. The rods, killed before each write, then in the middle of each (torn
+#    after its first page).
+full_run full.h5 rods.yaml
+kill_each killed "$stride" 0 rods.yaml
+kill_each killed "$stride" 1 rods.yaml
+check "every file left by a kill" "$PY" "$SRC/tests/kill_check.py" full.h5 killed "$n" "$stride" 0,1
+n_rods=$n
 
-full_path, n, stride = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-full = h5py.File(full_path, "r")
-full_run = demfile.open_run(full_path)
-fe, fw = full_run.energy(), full_run.walls()
-bad, files, cut = [], 0, 0
-
-def datasets(g):
-    out = {}
-    g.visititems(lambda k, o: out.__setitem__(k, o) if isinstance(o, h5py.Dataset) else None)
-    return out
-
-for pages in (0, 1):
-    first = None
-    for k in range(1, n + 1, stride):
-        path = "killed/k%d_%d.h5" % (k, pages)
-        try:
-            f = h5py.File(path, "r")
-        except FileNotFoundError:
-            if first is not None:
-                bad.append("%s: no file, but the kill at write %d left one" % (path, first))
-            continue
-        except OSError as e:
-            bad.append("%s: does not open: %s" % (path, e))
-            continue
-        files += 1
-        first = k if first is None else first
-        try:
-            names = list(f["snapshots"])
-            if names != ["%06d" % i for i in range(len(names))]:
-                bad.append("%s: snapshots %s" % (path, names))
-                continue
-            if not names:
-                bad.append("%s: a file without a snapshot" % path)
-            for s in names:
-                a, b = f["snapshots"][s], full["snapshots"][s]
-                for key in ("step", "time"):
-                    if a.attrs[key] != b.attrs[key]:
-                        bad.append("%s: %s %s differs" % (path, s, key))
-                da, db = datasets(a), datasets(b)
-                if set(da) != set(db):
-                    bad.append("%s: %s has datasets %s" % (path, s, sorted(set(da) ^ set(db))))
-                for key in set(da) & set(db):
-                    x, y = da[key][()], db[key][()]
-                    if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
-                        bad.append("%s: %s/%s differs from the full run's" % (path, s, key))
-            run = demfile.open_run(path)
-            e, w = run.energy(), run.walls()
-            m = len(e["step"])
-            if m > len(fe["step"]) or any(
-                    e[c].tobytes() != fe[c][:m].tobytes() for c in e):
-                bad.append("%s: energy rows not a prefix of the full run's" % path)
-            last = a.attrs["step"] if names else -1
-            if names and (m == 0 or e["step"][-1] < last):
-                bad.append("%s: energy rows end at step %s, before the last snapshot %s"
-                           % (path, e["step"][-1] if m else None, last))
-            for wall, series in w.items():
-                for c in ("force", "torque"):
-                    x, y = series[c], fw[wall][c][:m]
-                    kept = ~np.isnan(x).all(axis=1)
-                    if x.shape != y.shape or x[kept].tobytes() != y[kept].tobytes():
-                        bad.append("%s: %s %s not the full run's" % (path, wall, c))
-                    cut += int((~kept).sum())
-        except Exception as ex:
-            bad.append("%s: %s: %s" % (path, type(ex).__name__, ex))
-print("%d files, %d wall rows cut by a kill (read as NaN)" % (files, cut))
-for b in bad[:20]:
-    print(b)
-sys.exit(1 if bad or files == 0 else 0)
-EOF
+# 2. Spheres poured in (examples/pour_spheres.yaml to 0.05 s): the sphere
+#    count differs from snapshot to snapshot, and each new count links its
+#    sidecar connectivity /xdmf/polyvertex_M (on 9ec684e, into a group
+#    whose header grew, which a kill at 4 writes left unreadable).
+pour=("$SRC/examples/pour_spheres.yaml" --set simulation.end_time=0.05
+  --set output.snapshot_interval=0.01)
+full_run pour_full.h5 "${pour[@]}"
+kill_each poured $((2 * stride)) 0 "${pour[@]}"
+check "every file left by a kill while pouring" "$PY" "$SRC/tests/kill_check.py" \
+  pour_full.h5 poured "$n" $((2 * stride)) 0
+n=$n_rods
 
 # dem's own reader on a sample: dem energy reads them, and a restart from
 # those killed before the last snapshot ends bitwise as the full run.

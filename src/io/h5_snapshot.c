@@ -161,7 +161,10 @@ static dem_status add_frame(struct dem_h5_writer *w,
 
 /* The sidecar's connectivity for m spheres, /xdmf/polyvertex_M = 0..m-1
  * (ParaView draws points only as cells): when missing, created unlinked
- * in *vertex for the caller to link at `name` with the snapshot. */
+ * in *vertex for the caller to link at `name` with the snapshot. Also for
+ * m = 0 (empty, which the sidecar never names): a pour's first snapshot
+ * has no sphere, and its link is what allocates /xdmf's symbol table node,
+ * which must happen before the file has its name (dem_h5w_publish). */
 static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
                                  hid_t *vertex, char *name, size_t size) {
   hsize_t dims = m;
@@ -171,14 +174,12 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
   herr_t rc = -1;
   *vertex = -1;
   snprintf(name, size, "xdmf/polyvertex_%zu", m);
-  if (m == 0)
-    return 0;
   exists = H5Lexists(w->file, "xdmf", H5P_DEFAULT);
   if (exists > 0)
     exists = H5Lexists(w->file, name, H5P_DEFAULT);
   if (exists != 0)
     return exists > 0 ? 0 : -1;
-  index = malloc(m * sizeof *index);
+  index = malloc((m ? m : 1) * sizeof *index);
   space = H5Screate_simple(1, &dims, NULL);
   if (index && space >= 0) {
     for (size_t i = 0; i < m; i++)
@@ -199,11 +200,15 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
   return rc;
 }
 
-/* Links a dataset made by polyvertex_prepare (creating /xdmf if needed). */
+/* Links a dataset made by polyvertex_prepare. /xdmf is made with the file
+ * (a symbol table like /snapshots', dem_h5w_linking_group, where a link
+ * rewrites its node and name heap in place: a compact group's header
+ * grew at the link of a new sphere count, and a kill could cut that);
+ * made here only in a file from an older dem, which lacks it. */
 static herr_t polyvertex_link(struct dem_h5_writer *w, hid_t vertex,
                               const char *name) {
   if (H5Lexists(w->file, "xdmf", H5P_DEFAULT) <= 0) {
-    hid_t g = dem_h5u_compact_group(&w->kit, w->file, "xdmf");
+    hid_t g = dem_h5w_linking_group(w->file, "xdmf", -1);
     if (g < 0)
       return -1;
     H5Gclose(g);

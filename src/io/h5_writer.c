@@ -60,7 +60,10 @@ static char *dir_name(const char *path) {
  *    at every link, so K is not larger than the run needs);
  *  - every other group keeps its few links in its own object header;
  *  - the sidecar's connectivity /xdmf/polyvertex_M is written unlinked
- *    with the snapshot and linked in the second flush too;
+ *    with the snapshot and linked in the second flush too, into a group
+ *    made like /snapshots with the file (pour_spheres, whose first
+ *    snapshot has no sphere, made it after the file had its name, and a
+ *    compact group's header grew at the link of each new sphere count);
  *  - the energy columns have fill values no row can hold (see h5_util.h),
  *    so rows whose data a kill kept from the file read as fill and the
  *    reader drops them, as it drops a last chunk that lies past the end
@@ -173,18 +176,32 @@ static herr_t write_header(struct dem_h5_writer *w,
       dem_h5w_create_energy(w) < 0 || dem_h5w_create_walls(w, info) < 0 ||
       dem_h5w_write_meshes(w->file, info->meshes, info->n_meshes) < 0)
     return -1;
-  {
-    hid_t gcpl = dem_h5u_untimed(H5P_GROUP_CREATE);
-    if (gcpl < 0)
-      return -1;
-    if (H5Pset_local_heap_size_hint(gcpl, HEAP_HINT) >= 0)
-      w->snapshots =
-          H5Gcreate2(w->file, "snapshots", H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    H5Pclose(gcpl);
-  }
+  /* The snapshots' names take 8 bytes each: HEAP_HINT holds 8191. */
+  w->snapshots = dem_h5w_linking_group(w->file, "snapshots", -1);
   if (w->snapshots < 0)
     return -1;
+  /* /xdmf too, now: made at the first snapshot with spheres (in a pour,
+   * after the file has its name) its allocations could be cut by a kill
+   * past the end of the file that HDF5 records. */
+  /* A snapshot links at most one polyvertex_M (a new sphere count). */
+  hid_t xdmf =
+      dem_h5w_linking_group(w->file, "xdmf", info->snapshots_planned + 1);
+  if (xdmf < 0 || H5Gclose(xdmf) < 0)
+    return -1;
   return H5Fflush(w->file, H5F_SCOPE_GLOBAL);
+}
+
+hid_t dem_h5w_linking_group(hid_t file, const char *name, long names) {
+  hid_t gcpl = dem_h5u_untimed(H5P_GROUP_CREATE), g = -1;
+  /* 24 bytes a name (aligned to 8, with its NUL), and the empty name. */
+  size_t heap =
+      names < 0 || names > HEAP_HINT / 24 ? HEAP_HINT : 24 * (size_t)names + 32;
+  if (gcpl < 0)
+    return -1;
+  if (H5Pset_local_heap_size_hint(gcpl, heap) >= 0)
+    g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+  H5Pclose(gcpl);
+  return g;
 }
 
 /* HDF5 1.10 keeps the identifier of a file whose close failed (its last
