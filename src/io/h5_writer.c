@@ -181,9 +181,9 @@ static herr_t write_header(struct dem_h5_writer *w,
   if (w->snapshots < 0)
     return -1;
   /* /xdmf too, now: made at the first snapshot with spheres (in a pour,
-   * after the file has its name) its allocations could be cut by a kill
-   * past the end of the file that HDF5 records. */
-  /* A snapshot links at most one polyvertex_M (a new sphere count). */
+   * after the file has its name), its allocations could be cut by a kill
+   * past the end of the file that HDF5 records. A snapshot links at most
+   * one polyvertex_M (a new sphere count). */
   hid_t xdmf =
       dem_h5w_linking_group(w->file, "xdmf", info->snapshots_planned + 1);
   if (xdmf < 0 || H5Gclose(xdmf) < 0)
