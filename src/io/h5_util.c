@@ -234,11 +234,6 @@ fail:
   return -1;
 }
 
-/* Group creation properties: links kept in the group's object header
- * (new-style, compact; up to 32 of them, the most a snapshot's sub-group
- * has being 9: past HDF5's default of 8 a group moved them to a heap and
- * B-trees of its own), in the order made, the header sized for a dozen
- * at its creation (not grown link by link). */
 hid_t dem_h5u_untimed(hid_t plist_class) {
   hid_t p = H5Pcreate(plist_class);
   if (p >= 0 && H5Pset_obj_track_times(p, 0) < 0) {
@@ -248,6 +243,11 @@ hid_t dem_h5u_untimed(hid_t plist_class) {
   return p;
 }
 
+/* Group creation properties: links kept in the group's object header
+ * (new-style, compact; up to 32 of them, the most a snapshot's sub-group
+ * has being 9: past HDF5's default of 8 a group moved them to a heap and
+ * B-trees of its own), in the order made, the header sized for a dozen
+ * at its creation (not grown link by link). */
 static hid_t compact_gcpl(void) {
   hid_t gcpl = dem_h5u_untimed(H5P_GROUP_CREATE);
   if (gcpl >= 0 &&

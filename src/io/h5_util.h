@@ -83,10 +83,10 @@ herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
 struct dem_h5u_kit {
   hid_t string_type, scalar, dxpl, gcpl, dcpl;
 };
-/* Dataset creation properties without the object's times, which HDF5
- * stores by default (the clock's second at creation and at each change):
- * the same run writes the same bytes. plist_class is H5P_DATASET_CREATE,
- * H5P_GROUP_CREATE or H5P_FILE_CREATE (the root group's). */
+/* Creation properties of plist_class (H5P_DATASET_CREATE,
+ * H5P_GROUP_CREATE, or H5P_FILE_CREATE for the root group) without the
+ * object's times, which HDF5 stores by default (the clock's second at
+ * creation and at each change): the same run writes the same bytes. */
 hid_t dem_h5u_untimed(hid_t plist_class);
 /* Makes kit's parts (all < 0 and -1 returned on failure). */
 herr_t dem_h5u_kit_open(struct dem_h5u_kit *kit);
