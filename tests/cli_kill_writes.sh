@@ -122,7 +122,7 @@ if [ -z "${DEM_TEST_QUICK:-}" ]; then
   # listing fails, none: no file)
   listed() {
     rm -f many.h5 many.xmf .many.h5.*
-    DEM_KILL_AT_WRITE=$1 LD_PRELOAD="$preload" "$DEM" run many.yaml -q -o many.h5 > /dev/null 2>&1
+    kill_run "$1" 0 many.h5 many.yaml > /dev/null
     "$PY" -c 'import sys, os, h5py
 if not os.path.exists("many.h5"): print("none"); sys.exit()
 try:

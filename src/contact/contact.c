@@ -145,7 +145,7 @@ static void gather(struct dem_sim *sim) {
     } else
       gather_sphere(s, nb, c, wc, who[a], torques, 0);
       });
-  if (who == nb->touching)
+  if (sparse)
     for (long a = 0; a < n; a++)
       nb->touching_mark[who[a]] = 0;
   s->forces_dirty = 1;
