@@ -1,7 +1,9 @@
 /* Lane kernels' geometry and kinematics (contact/lanes.h): what the
  * vectors give for sphere-sphere pairs and flat walls against the
  * definitions (contact point, material velocities, effective mass),
- * computed here one contact at a time. */
+ * computed here one contact at a time; and the springs of the
+ * hertz_mindlin law (contact/hertz_mindlin_lanes.h) turned into the
+ * tangent plane and capped, against their definitions. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +11,9 @@
 
 #include "contact/lanes.h"
 #include "core/rng.h"
+/* The law's helpers; its loops get names of their own here. */
+#define DEM_HM_LOOP(name) test_hm_##name
+#include "contact/hertz_mindlin_lanes.h"
 
 enum { N_BODIES = 6, N = DEM_LANES_VW };
 
@@ -279,6 +284,107 @@ START_TEST(history_blocks_are_each_lanes_components) {
 }
 END_TEST
 
+static double norm3(const double a[3]) {
+  return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+/* Lane a of the 3-vector of lanes v. */
+static void lane3(const vd v[3], int a, double out[3]) {
+  for (int k = 0; k < 3; k++)
+    out[k] = v[k][a];
+}
+
+/* A spring turned into the plane normal to n keeps its length and its
+ * direction in the plane: it becomes its projection t = h - (h.n) n,
+ * scaled to |h|. A zero spring stays zero. Both springs (force, torque)
+ * of every lane, with lengths from 1e-9 to 1e3 and normals that have
+ * turned by up to 90 degrees from the springs' plane. */
+START_TEST(springs_turned_into_the_plane_keep_their_length) {
+  struct dem_rng r;
+  dem_rng_seed(&r, 11);
+  for (int trial = 0; trial < 200; trial++) {
+    vd a[3], b[3], n[3];
+    double ha[DEM_VW][3], hb[DEM_VW][3], nn[DEM_VW][3];
+    for (int l = 0; l < DEM_VW; l++) {
+      random3(&r, nn[l], 1.0);
+      const double len = norm3(nn[l]);
+      for (int k = 0; k < 3; k++)
+        nn[l][k] /= len;
+      random3(&r, ha[l], pow(10.0, uniform(&r, -9, 3)));
+      random3(&r, hb[l], pow(10.0, uniform(&r, -9, 3)));
+      if ((trial + l) % 7 == 0) /* a spring not yet stretched */
+        ha[l][0] = ha[l][1] = ha[l][2] = 0.0;
+      for (int k = 0; k < 3; k++)
+        a[k][l] = ha[l][k], b[k][l] = hb[l][k], n[k][l] = nn[l][k];
+    }
+    into_plane2(a, b, n);
+    for (int l = 0; l < DEM_VW; l++)
+      for (int s = 0; s < 2; s++) {
+        const double *h = s ? hb[l] : ha[l];
+        double got[3], t[3];
+        lane3(s ? b : a, l, got);
+        const double hn = h[0] * nn[l][0] + h[1] * nn[l][1] + h[2] * nn[l][2];
+        for (int k = 0; k < 3; k++)
+          t[k] = h[k] - hn * nn[l][k];
+        const double hl = norm3(h), tl = norm3(t);
+        if (hl == 0) {
+          ck_assert(got[0] == 0 && got[1] == 0 && got[2] == 0);
+          continue;
+        }
+        for (int k = 0; k < 3; k++)
+          ck_assert_msg(fabs(got[k] - t[k] * hl / tl) <= 1e-14 * hl,
+                        "trial %d lane %d spring %d component %d: %.17g, "
+                        "want %.17g",
+                        trial, l, s, k, got[k], t[k] * hl / tl);
+        ck_assert_msg(fabs(norm3(got) - hl) <= 1e-14 * hl,
+                      "length %.17g of %.17g", norm3(got), hl);
+      }
+  }
+}
+END_TEST
+
+/* Capping: a spring longer than its limit is scaled to the limit (its
+ * direction kept), one within it is kept bitwise, and `over` says which;
+ * a zero limit caps any nonzero spring to zero. */
+START_TEST(springs_over_their_limit_are_capped_to_it) {
+  struct dem_rng r;
+  dem_rng_seed(&r, 12);
+  for (int trial = 0; trial < 200; trial++) {
+    vd a[3], b[3], la, lb;
+    double ha[DEM_VW][3], hb[DEM_VW][3];
+    for (int l = 0; l < DEM_VW; l++) {
+      random3(&r, ha[l], 10.0);
+      random3(&r, hb[l], 1e-3);
+      la[l] = norm3(ha[l]) * uniform(&r, 0.5, 1.5);
+      lb[l] = trial % 5 == 0 ? 0.0 : norm3(hb[l]) * uniform(&r, 0.5, 1.5);
+      for (int k = 0; k < 3; k++)
+        a[k][l] = ha[l][k], b[k][l] = hb[l][k];
+    }
+    vm over[2];
+    cap2(a, la, b, lb, over);
+    for (int l = 0; l < DEM_VW; l++)
+      for (int s = 0; s < 2; s++) {
+        const double *h = s ? hb[l] : ha[l], limit = s ? lb[l] : la[l];
+        double got[3];
+        lane3(s ? b : a, l, got);
+        const int want_over = norm3(h) > limit;
+        ck_assert_msg((over[s][l] != 0) == want_over,
+                      "trial %d lane %d spring %d: over %lld, |h| %.17g, "
+                      "limit %.17g",
+                      trial, l, s, (long long)over[s][l], norm3(h), limit);
+        for (int k = 0; k < 3; k++) {
+          const double want = want_over ? h[k] * limit / norm3(h) : h[k];
+          ck_assert_msg(want_over ? fabs(got[k] - want) <= 1e-15 * norm3(h)
+                                  : got[k] == want,
+                        "trial %d lane %d spring %d component %d: %.17g, "
+                        "want %.17g",
+                        trial, l, s, k, got[k], want);
+        }
+      }
+  }
+}
+END_TEST
+
 static Suite *lanes_suite(void) {
   Suite *s = suite_create("lanes");
   TCase *tc = tcase_create("core");
@@ -287,6 +393,8 @@ static Suite *lanes_suite(void) {
   tcase_add_test(tc, wall_kinematics_are_the_sphere_motion_at_the_wall);
   tcase_add_test(tc, selects_and_splats_keep_every_bit);
   tcase_add_test(tc, history_blocks_are_each_lanes_components);
+  tcase_add_test(tc, springs_turned_into_the_plane_keep_their_length);
+  tcase_add_test(tc, springs_over_their_limit_are_capped_to_it);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -23,37 +23,47 @@ static inline void tangential(vd out[3], const vd a[3], const vd n[3]) {
 
 /* The two springs of the history (force and torque), each turned into
  * the current tangent plane with its magnitude kept (a zero history stays
- * as it is). Step by step for both, so that the two chains of square
- * roots and divisions overlap; each spring's operations are the same as
- * if it were turned alone. */
-static inline void into_plane2(vd a[3], vd b[3], const vd n[3]) {
+ * as it is): scaled by sqrt(|h|^2 / |t|^2), one square root and one
+ * division each, where sqrt(|h|^2) / sqrt(|t|^2) took two roots (the
+ * divider is what the law waits on). Step by step for both, so that the
+ * two chains overlap. */
+static inline __attribute__((always_inline)) void into_plane2(vd a[3], vd b[3],
+                                                              const vd n[3]) {
   vd *h[2] = {a, b};
   vm zero[2];
-  vd before[2], t[2][3], after[2], scaled[2][3];
+  vd before[2], t[2][3], after[2], scale[2];
   for (int j = 0; j < 2; j++) {
     zero[j] = (h[j][0] == 0) & (h[j][1] == 0) & (h[j][2] == 0);
-    before[j] = vsqrt(w3_dot(h[j], h[j]));
+    before[j] = w3_dot(h[j], h[j]);
     tangential(t[j], h[j], n);
+    after[j] = w3_dot(t[j], t[j]);
   }
   for (int j = 0; j < 2; j++)
-    after[j] = vsqrt(w3_dot(t[j], t[j]));
+    scale[j] = vsqrt(before[j] / after[j]);
   for (int j = 0; j < 2; j++) {
-    w3_scale(scaled[j], t[j], before[j] / after[j]);
-    w3_sel(scaled[j], after[j] > 0, scaled[j], t[j]);
-    w3_sel(h[j], zero[j], h[j], scaled[j]);
+    vd scaled[3];
+    w3_scale(scaled, t[j], scale[j]);
+    w3_sel(scaled, after[j] > 0, scaled, t[j]);
+    w3_sel(h[j], zero[j], h[j], scaled);
   }
 }
 
-/* Caps |a| at la and |b| at lb, both at once as into_plane2; `over`:
- * in which lanes each was capped. */
-static inline void cap2(vd a[3], vd la, vd b[3], vd lb, vm over[2]) {
-  vd *v[2] = {a, b}, limit[2] = {la, lb}, len[2], capped[2][3];
-  for (int j = 0; j < 2; j++)
-    len[j] = vsqrt(w3_dot(v[j], v[j]));
+/* Caps |a| at la and |b| at lb (both >= 0); `over`: in which lanes each
+ * was capped. Whether it is over compares squares; the root and the
+ * division that scale a capped vector are taken only when some lane is
+ * capped (a packing at rest caps few). */
+static inline __attribute__((always_inline)) void cap2(vd a[3], vd la, vd b[3],
+                                                       vd lb, vm over[2]) {
+  vd *v[2] = {a, b}, limit[2] = {la, lb};
   for (int j = 0; j < 2; j++) {
-    over[j] = ~(len[j] <= limit[j]);
-    w3_scale(capped[j], v[j], vsel(len[j] > 0, limit[j] / len[j], vsplat(0.0)));
-    w3_sel(v[j], over[j], capped[j], v[j]);
+    const vd len2 = w3_dot(v[j], v[j]);
+    over[j] = ~(len2 <= limit[j] * limit[j]);
+    if (!vany(over[j]))
+      continue;
+    const vd len = vsqrt(len2);
+    vd capped[3];
+    w3_scale(capped, v[j], vsel(len > 0, limit[j] / len, vsplat(0.0)));
+    w3_sel(v[j], over[j], capped, v[j]);
   }
 }
 
@@ -70,8 +80,11 @@ static inline vd rolling_inertia(const struct vpair *g, enum dem_lanes_mode m) {
   return vsel(g->mj == 0, ii, ii * ij / (ii + ij));
 }
 
-/* Lanes [l, l + DEM_VW) of `in`. */
-static inline void law(struct dem_lanes *in, int l) {
+/* Lanes [l, l + DEM_VW) of `in`, whose mode is `mode` (a constant of
+ * each caller: each mode's law is compiled on its own, with neither the
+ * others' branches nor their values in its registers). */
+static inline __attribute__((always_inline)) void
+law(struct dem_lanes *in, int l, const enum dem_lanes_mode mode) {
   vd estar, alpha, mu, mu_r, kt_kn, sqrt_kt_kn;
   const struct dem_hm_params *p0 = in->params[l];
   int same = 1;
@@ -100,16 +113,16 @@ static inline void law(struct dem_lanes *in, int l) {
   vd h[DEM_HM_WIDTH];
   vgather_range(h, in->state, l, DEM_HM_FS, DEM_HM_FND);
   struct vpair g;
-  if (in->mode == DEM_LANES_PAIRS)
+  if (mode == DEM_LANES_PAIRS)
     dem_lanes_pair(in, l, &g);
-  else if (in->mode == DEM_LANES_WALLS)
+  else if (mode == DEM_LANES_WALLS)
     dem_lanes_wall(in, l, &g);
   else
     dem_lanes_load(in, l, &g);
   const vd dt = vsplat(in->dt), d = g.overlap, rstar = g.rstar;
   const vd *v = g.v, *v_move = g.v_move, *w = g.w, *w_move = g.w_move;
   vd n[3];
-  w3_scale(n, g.d, 1.0 / g.dist);
+  w3_scale(n, g.d, g.inv_dist);
   const vd sqrt_rd = vsqrt(rstar * d);
 
   /* Normal: Hertz and the Tsuji dashpot, never attractive. */
@@ -129,7 +142,7 @@ static inline void law(struct dem_lanes *in, int l) {
   const vd kt = kt_kn * kn; /* 8 G* sqrt(R* d) */
   const vm rolls = mu_r > 0;
   const vd kr = 2.25 * kn * mu_r * mu_r * rstar * rstar;
-  const vd inertia = rolling_inertia(&g, in->mode);
+  const vd inertia = rolling_inertia(&g, mode);
   const vd cr = -DEM_HM_ROLLING_DAMPING_RATIO * 2 * vsqrt(inertia * kr);
   vd fs[3], vt[3], ftd[3], ft[3], move_t[3];
   vd ms[3], mrd[3], mr[3], wr[3];
@@ -155,9 +168,15 @@ static inline void law(struct dem_lanes *in, int l) {
   w3_scale(mrd, wr, cr);
   w3_sel(mrd, limit | ~rolls, zero, mrd);
   w3_sel(ms, rolls, ms, zero);
-  const vd ut_energy = vsel(kt > 0, w3_dot(fs, fs) / (2 * kt), vsplat(0.0));
+  /* The springs' energies |s|^2 / 2k, both from one division. */
+  const vm has_kt = kt > 0, has_kr = rolls & (kr > 0);
+  const vd two_kt = vsel(has_kt, 2 * kt, vsplat(1.0));
+  const vd two_kr = vsel(has_kr, 2 * kr, vsplat(1.0));
+  const vd inv_both = 1.0 / (two_kt * two_kr);
+  const vd ut_energy =
+      vsel(has_kt, w3_dot(fs, fs) * (two_kr * inv_both), vsplat(0.0));
   const vd ur_energy =
-      vsel(rolls & (kr > 0), w3_dot(ms, ms) / (2 * kr), vsplat(0.0));
+      vsel(has_kr, w3_dot(ms, ms) * (two_kt * inv_both), vsplat(0.0));
   w3_add(mr, ms, mrd);
 
   /* On the owner, and on the partner through the contact point. */
@@ -200,9 +219,23 @@ static inline void law(struct dem_lanes *in, int l) {
   vscatter_range(in->state, l, 0, DEM_HM_WIDTH, h);
 }
 
+static __attribute__((noinline)) void law_pairs(struct dem_lanes *in, int l) {
+  law(in, l, DEM_LANES_PAIRS);
+}
+static __attribute__((noinline)) void law_walls(struct dem_lanes *in, int l) {
+  law(in, l, DEM_LANES_WALLS);
+}
+static __attribute__((noinline)) void law_given(struct dem_lanes *in, int l) {
+  law(in, l, DEM_LANES_GIVEN);
+}
+
 static void lanes(struct dem_lanes *l) {
+  void (*const f)(struct dem_lanes *, int) =
+      l->mode == DEM_LANES_PAIRS   ? law_pairs
+      : l->mode == DEM_LANES_WALLS ? law_walls
+                                   : law_given;
   for (unsigned a = 0; a < l->n; a += DEM_VW)
-    law(l, (int)a);
+    f(l, (int)a);
 }
 
 /* The bodies' motion packed for the pair lanes (DEM_KIN) in the

@@ -20,6 +20,7 @@
 /* As wide as the target's vectors: wider ones are lowered lane by lane
  * where they are compared. */
 #ifdef __AVX__
+#include <immintrin.h>
 #define DEM_VW 4
 #else
 #define DEM_VW 2
@@ -48,6 +49,15 @@ static inline vd vsqrt(vd a) {
     r[l] = sqrt(a[l]);
   return r;
 }
+/* Whether any lane of m (from a comparison) is set. */
+static inline int vany(vm m) {
+#if DEM_VW == 4
+  return !_mm256_testz_si256((__m256i)m, (__m256i)m);
+#else
+  return (m[0] | m[1]) != 0;
+#endif
+}
+
 /* Each lane: m ? a : b (m from a comparison: all ones or all zeros). */
 static inline vd vsel(vm m, vd a, vd b) {
   return (vd)((m & (vm)a) | (~m & (vm)b));
@@ -179,7 +189,7 @@ static inline void w3_sel(vd r[3], vm m, const vd a[3], const vd b[3]) {
 
 /* What struct dem_pair holds, for DEM_VW lanes. */
 struct vpair {
-  vd d[3], dist, overlap, rstar, ri, rj, arm_i, arm_j;
+  vd d[3], dist, inv_dist /* 1 / dist */, overlap, rstar, ri, rj, arm_i, arm_j;
   vd mi, mj, mstar, v[3], w[3], v_move[3], w_move[3];
   vd inertia; /* DEM_LANES_PAIRS only (where mi and mj are not set) */
 };
@@ -189,6 +199,7 @@ static inline void dem_lanes_load(const struct dem_lanes *in, int l,
                                   struct vpair *g) {
   w3_load(g->d, in->d, l);
   g->dist = vload(in->dist + l);
+  g->inv_dist = 1.0 / g->dist;
   g->overlap = vload(in->overlap + l);
   g->rstar = vload(in->rstar + l);
   g->ri = vload(in->ri + l);
@@ -303,13 +314,14 @@ static inline void vkin_motion(const double *kin, const int *idx, int l,
 /* Flat walls' lanes [l, l + DEM_VW): the rest of the geometry
  * (dem_wall_touch) and the kinematics (dem_pair_kinematics against a wall
  * at rest) that contact/loop.h gives one contact at a time, the same
- * operations. */
+ * values (the arm times 1/dist rather than over dist: dist is 1). */
 static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
                                   struct vpair *g) {
   const struct dem_bodies *b = in->bodies;
   const vd zero = vsplat(0.0);
   w3_load(g->d, in->d, l);
   g->dist = vload(in->dist + l);
+  g->inv_dist = 1.0 / g->dist;
   g->overlap = vload(in->overlap + l);
   g->ri = g->rstar = vload(in->ri + l);
   g->rj = g->arm_j = zero;
@@ -317,7 +329,7 @@ static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
 
   vd p[3];
   w3_load(p, in->x, l);
-  w3_axpy(p, -g->arm_i / g->dist, g->d);
+  w3_axpy(p, -g->arm_i * g->inv_dist, g->d);
   vbody_motion(b, in->bi, l, p, g->v, g->w, g->v_move, g->w_move);
   g->mstar = g->mi = vbody(b->mass, 1, in->bi, l, 0);
   g->mj = zero;
@@ -325,14 +337,18 @@ static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
 
 /* Sphere-sphere pairs' lanes [l, l + DEM_VW): the geometry and kinematics
  * that dem_pair_close and dem_pair_kinematics (contact/loop.h) give one
- * contact at a time, the same operations; R*, m* and the rolling inertia
- * as the list's build computed them (the bodies' masses not read). */
+ * contact at a time, the same operations but one: the contact point's
+ * arm is taken times 1/dist, which the law's normal shares, where the
+ * scalar code divides by dist (one division fewer; the point may differ
+ * in its last bit). R*, m* and the rolling inertia as the list's build
+ * computed them (the bodies' masses not read). */
 static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
                                   struct vpair *g) {
   const struct dem_bodies *b = in->bodies;
   const vd rsum = vload(in->rsum + l);
   w3_load(g->d, in->d, l);
   g->dist = vsqrt(vload(in->dist + l));
+  g->inv_dist = 1.0 / g->dist;
   g->overlap = rsum - g->dist;
   g->ri = vload(in->ri + l);
   g->rj = vload(in->rj + l);
@@ -343,7 +359,7 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   vd p[3], wc_i[3], wm_i[3], wc_j[3], wm_j[3];
   vd vi[3], mi[3], vj[3], mj[3];
   w3_load(p, in->x, l);
-  w3_axpy(p, -g->arm_i / g->dist, g->d);
+  w3_axpy(p, -g->arm_i * g->inv_dist, g->d);
   if (in->kin)
     vkin_motion(in->kin, in->bi, l, p, vi, wc_i, mi, wm_i);
   else
