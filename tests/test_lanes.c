@@ -297,8 +297,8 @@ static void lane3(const vd v[3], int a, double out[3]) {
 /* A spring turned into the plane normal to n keeps its length and its
  * direction in the plane: it becomes its projection t = h - (h.n) n,
  * scaled to |h|. A zero spring stays zero. Both springs (force, torque)
- * of every lane, with lengths from 1e-9 to 1e3 and normals that have
- * turned by up to 90 degrees from the springs' plane. */
+ * of every lane, with lengths from 1e-9 to 1e3 and random normals, so
+ * that a spring lies anywhere from in the plane to nearly along n. */
 START_TEST(springs_turned_into_the_plane_keep_their_length) {
   struct dem_rng r;
   dem_rng_seed(&r, 11);

@@ -24,9 +24,9 @@ static inline void tangential(vd out[3], const vd a[3], const vd n[3]) {
 /* The two springs of the history (force and torque), each turned into
  * the current tangent plane with its magnitude kept (a zero history stays
  * as it is): scaled by sqrt(|h|^2 / |t|^2), one square root and one
- * division each, where sqrt(|h|^2) / sqrt(|t|^2) took two roots (the
- * divider is what the law waits on). Step by step for both, so that the
- * two chains overlap. */
+ * division each, where sqrt(|h|^2) / sqrt(|t|^2) took two roots (roots
+ * and divisions share one unit, the slowest the law uses). Step by step
+ * for both, so that the two chains overlap. */
 static inline __attribute__((always_inline)) void into_plane2(vd a[3], vd b[3],
                                                               const vd n[3]) {
   vd *h[2] = {a, b};
