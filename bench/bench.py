@@ -486,6 +486,20 @@ def details(results, threads):
         # Written once after the loop whatever the steps: outside the loop
         # and its rate, so shown per sphere, not as a share of a loop whose
         # steps shrink with size (--max-sphere-steps).
+        # Each step's own time: its 10th percentile, in the repeats of each
+        # thread count, is what a step costs when the host lets it run
+        # (the loop's total carries every interruption). It leaves out the
+        # steps that rebuild the lists: a measure to compare builds with,
+        # not a rate to set beside LAMMPS's.
+        for t in threads:
+            p10 = [q["step_p10_seconds"] for q in r["dem"].get(t, [])
+                   if "step_p10_seconds" in q]
+            if p10:
+                print("   %d thread(s): steps' 10th percentile %.1f us at best "
+                      "(%.3g M sphere-steps/s in a step without a rebuild), "
+                      "%.1f us at worst over the repeats"
+                      % (t, 1e6 * min(p10), r["spheres"] / min(p10) / 1e6,
+                         1e6 * max(p10)))
         print("   output, once after the loop (not in the rate): %s" % ", ".join(
             "%s %.3f s (%.0f ns per sphere)"
             % (k, x["ops"][k], 1e9 * x["ops"][k] / r["spheres"])

@@ -4,9 +4,11 @@
  * builds and pairs, bytes of the lists, peak resident memory, the energy at
  * the first and last step, and the cost of one observation and one
  * snapshot written to HDF5 (the "output" a run pays at each interval),
- * and the loop's CPU time (all threads; on a shared machine, with one
+ * the loop's CPU time (all threads; on a shared machine, with one
  * thread, steadier than the wall clock: time the host gives other jobs
- * is not counted).
+ * is not counted), and the 10th percentile and the median of the steps'
+ * own times (steadier again: a step the host interrupts is one slow step
+ * among many, where it adds to the loop's total).
  *
  *   dem_bench CONFIG STEPS THREADS OUT.h5 [path.key=value ...]
  *   dem_bench --probe     (the machine's 1-to-2-thread speedup on arithmetic)
@@ -55,6 +57,11 @@ static double cpu_seconds(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static int by_value(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 static int fail(const char *what) {
   fprintf(stderr, "dem_bench: %s: %s\n", what, dem_last_error());
   return 1;
@@ -100,11 +107,20 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < p->n_ops; k++)
     p->ops[k].seconds = 0, p->ops[k].calls = 0;
   p->timing = 1;
+  double *step_time =
+      malloc((size_t)(steps > 0 ? steps : 1) * sizeof *step_time);
+  if (!step_time)
+    return fail("memory");
   double c1 = cpu_seconds(), t1 = omp_get_wtime();
-  for (long i = 0; i < steps; i++)
+  for (long i = 0; i < steps; i++) {
+    const double ts = omp_get_wtime();
     if (dem_pipeline_step(p, &sim))
       return fail("step");
+    step_time[i] = omp_get_wtime() - ts;
+  }
   double loop = omp_get_wtime() - t1, loop_cpu = cpu_seconds() - c1;
+  if (steps > 0)
+    qsort(step_time, (size_t)steps, sizeof *step_time, by_value);
 
   /* Output: one energy row and one snapshot, as a run writes them. */
   double t2 = omp_get_wtime();
@@ -142,6 +158,10 @@ int main(int argc, char **argv) {
   printf("setup_seconds %.6f\nloop_seconds %.6f\n", t_setup, loop);
   printf("sphere_steps_per_second %.6e\n", (double)sim.s.n * steps / loop);
   printf("loop_cpu_seconds %.6f\n", loop_cpu);
+  if (steps > 0)
+    printf("step_p10_seconds %.9f\nstep_median_seconds %.9f\n",
+           step_time[steps / 10], step_time[steps / 2]);
+  free(step_time);
   for (size_t k = 0; k < p->n_ops; k++)
     printf("op %s %.6f\n", p->ops[k].type->name, p->ops[k].seconds);
   printf("op output_energy_row %.6f\nop output_snapshot %.6f\n", t_energy,
