@@ -4,7 +4,11 @@
  * leak or hang), and a tree it accepted must be emitted as YAML that loads
  * back and emits the same text. Configs asking for more than MAX_BODIES
  * bodies are only loaded, not set up: placing a million bodies is slow,
- * not a bug. A refusal must come with a message. tests/test_fuzz_regressions.c
+ * not a bug. Likewise a random fill tries at most MAX_ATTEMPTS placements
+ * a body here (dem's default is 10,000): a fill that jams (long rods in a
+ * narrow box) searches the bodies placed so far at every attempt, which
+ * under the sanitizers ran past the fuzzer's 30 s for 2,000 bodies. A
+ * refusal must come with a message. tests/test_fuzz_regressions.c
  * replays tests/fuzz/regressions/ through fuzz_config_one; tools/fuzz.sh
  * builds and runs it with clang -fsanitize=fuzzer,address,undefined. */
 #include <stdint.h>
@@ -19,6 +23,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_BODIES 10000
+#define MAX_ATTEMPTS 1000
 
 /* The bodies the particles section asks for (a bound; unreadable counts
  * are left to dem_setup to reject). */
@@ -32,6 +37,25 @@ static double bodies_asked(const struct dem_config *cfg) {
     total += count ? strtod(count, NULL) : 1;
   }
   return total;
+}
+
+/* Caps each random fill's max_attempts at MAX_ATTEMPTS (errors are
+ * fine: setup reports a malformed entry). */
+static void cap_attempts(struct dem_config *cfg) {
+  const struct dem_node *list = dem_node_get(cfg->root, "particles");
+  for (size_t i = 0; i < dem_node_size(list); i++) {
+    const struct dem_node *fill =
+        dem_node_get(dem_node_at(list, i), "random_fill");
+    if (!fill)
+      continue;
+    const char *given = dem_node_scalar(dem_node_get(fill, "max_attempts"));
+    if (given && strtod(given, NULL) <= MAX_ATTEMPTS)
+      continue;
+    char set[96];
+    snprintf(set, sizeof set, "particles.%zu.random_fill.max_attempts=%d", i,
+             MAX_ATTEMPTS);
+    dem_config_set(cfg, set);
+  }
 }
 
 /* Applies the "#set " lines of text to cfg (errors are fine). */
@@ -98,6 +122,7 @@ static enum fuzz_outcome fuzz_config_one(const uint8_t *data, size_t size) {
     check_round_trip(cfg);
     struct dem_sim sim = {0};
     struct dem_output_options out;
+    cap_attempts(cfg);
     dem_error_clear();
     if (!(bodies_asked(cfg) > MAX_BODIES) &&
         dem_setup(cfg, &sim, &out) != DEM_OK) {
