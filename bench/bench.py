@@ -483,9 +483,6 @@ def details(results, threads):
         ops = ", ".join("%s %.3f (%.0f%%)" % (k, v, 100 * v / x["loop_seconds"])
                         for k, v in x["ops"].items() if k not in OUTPUT_OPS)
         print("%d spheres: loop %.3f s; %s" % (r["spheres"], x["loop_seconds"], ops))
-        # Written once after the loop whatever the steps: outside the loop
-        # and its rate, so shown per sphere, not as a share of a loop whose
-        # steps shrink with size (--max-sphere-steps).
         # Each step's own time: its 10th percentile, in the repeats of each
         # thread count, is what a step costs when the host lets it run
         # (the loop's total carries every interruption). It leaves out the
@@ -500,6 +497,9 @@ def details(results, threads):
                       "%.1f us at worst over the repeats"
                       % (t, 1e6 * min(p10), r["spheres"] / min(p10) / 1e6,
                          1e6 * max(p10)))
+        # Written once after the loop whatever the steps: outside the loop
+        # and its rate, so shown per sphere, not as a share of a loop whose
+        # steps shrink with size (--max-sphere-steps).
         print("   output, once after the loop (not in the rate): %s" % ", ".join(
             "%s %.3f s (%.0f ns per sphere)"
             % (k, x["ops"][k], 1e9 * x["ops"][k] / r["spheres"])
