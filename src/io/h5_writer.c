@@ -119,35 +119,24 @@ static hid_t writer_fcpl(long snapshots_planned) {
   return fcpl;
 }
 
-static herr_t write_config(hid_t file, const char *text) {
-  hid_t t = dem_h5u_string_type(), space, ds;
-  herr_t rc = -1;
-  if (t < 0)
+/* /config, with the writer's string type, dataspace and property lists
+ * (kit). */
+static herr_t write_config(const struct dem_h5u_kit *kit, hid_t file,
+                           const char *text) {
+  hid_t t = kit->string_type;
+  hid_t ds = H5Dcreate2(file, "config", t, kit->scalar, H5P_DEFAULT, kit->dcpl,
+                        H5P_DEFAULT);
+  if (ds < 0)
     return -1;
-  space = H5Screate(H5S_SCALAR);
-  hid_t dcpl = dem_h5u_untimed(H5P_DATASET_CREATE);
-  if (space >= 0 && dcpl >= 0) {
-    ds = H5Dcreate2(file, "config", t, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (ds >= 0) {
-      hid_t dxpl = dem_h5u_write_dxpl();
-      rc = dxpl < 0 ? -1 : H5Dwrite(ds, t, H5S_ALL, H5S_ALL, dxpl, &text);
-      if (dxpl >= 0)
-        H5Pclose(dxpl);
-      /* h5py reads string datasets as bytes; .asstr() decodes them. */
-      if (rc >= 0)
-        rc = dem_h5u_doc(NULL, ds, "1",
-                         "the configuration as run (YAML after the --set "
-                         "overrides), UTF-8 text; in h5py "
-                         "f['config'].asstr()[()]");
-      if (H5Dclose(ds) < 0)
-        rc = -1;
-    }
-  }
-  if (space >= 0)
-    H5Sclose(space);
-  if (dcpl >= 0)
-    H5Pclose(dcpl);
-  H5Tclose(t);
+  herr_t rc = H5Dwrite(ds, t, H5S_ALL, H5S_ALL, kit->dxpl, &text);
+  /* h5py reads string datasets as bytes; .asstr() decodes them. */
+  if (rc >= 0)
+    rc = dem_h5u_doc(kit, ds, "1",
+                     "the configuration as run (YAML after the --set "
+                     "overrides), UTF-8 text; in h5py "
+                     "f['config'].asstr()[()]");
+  if (H5Dclose(ds) < 0)
+    rc = -1;
   return rc;
 }
 
@@ -171,7 +160,7 @@ static herr_t write_header(struct dem_h5_writer *w,
           "units; every dataset has "
           "'unit' and 'description' "
           "attributes; docs/output.md)") < 0 ||
-      write_config(w->file, config) < 0 ||
+      write_config(&w->kit, w->file, config) < 0 ||
       dem_h5w_write_shapes(w->file, info->shapes, info->n_shapes) < 0 ||
       dem_h5w_create_energy(w) < 0 || dem_h5w_create_walls(w, info) < 0 ||
       dem_h5w_write_meshes(w->file, info->meshes, info->n_meshes) < 0)
@@ -418,7 +407,8 @@ dem_status dem_h5w_publish(struct dem_h5_writer *w) {
 
 /* Replaces the root attributes and /config with those of the continued
  * run. */
-static herr_t rewrite_header(hid_t file, const struct dem_h5_run_info *info) {
+static herr_t rewrite_header(const struct dem_h5u_kit *kit, hid_t file,
+                             const struct dem_h5_run_info *info) {
   static const char *const attrs[] = {"dem_version", "time_step", "scheme"};
   for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
     if (H5Aexists(file, attrs[i]) > 0 && H5Adelete(file, attrs[i]) < 0)
@@ -433,7 +423,7 @@ static herr_t rewrite_header(hid_t file, const struct dem_h5_run_info *info) {
       dem_h5u_attr(file, "time_step", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                    &info->time_step) < 0 ||
       dem_h5u_string_attr(file, "scheme", scheme) < 0 ||
-      write_config(file, config) < 0)
+      write_config(kit, file, config) < 0)
     return -1;
   return 0;
 }
@@ -497,7 +487,7 @@ dem_status dem_h5_open_append(const char *path, long last_step,
       (st = dem_h5w_open_energy(w, last_step)) ||
       (st = dem_h5w_open_walls(w, info, w->energy_rows)))
     goto fail;
-  if (rewrite_header(w->file, info) < 0 ||
+  if (rewrite_header(&w->kit, w->file, info) < 0 ||
       dem_h5w_write_meshes(w->file, info->meshes, info->n_meshes) < 0 ||
       H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0) {
     st = dem_h5u_fail(path, "cannot rewrite the run header");
