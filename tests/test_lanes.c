@@ -11,6 +11,7 @@
 
 #include "contact/lanes.h"
 #include "core/rng.h"
+#include "core/vec3.h"
 /* The law's helpers; its loops get names of their own here. */
 #define DEM_HM_LOOP(name) test_hm_##name
 #include "contact/hertz_mindlin_lanes.h"
@@ -284,10 +285,6 @@ START_TEST(history_blocks_are_each_lanes_components) {
 }
 END_TEST
 
-static double norm3(const double a[3]) {
-  return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-}
-
 /* Lane a of the 3-vector of lanes v. */
 static void lane3(const vd v[3], int a, double out[3]) {
   for (int k = 0; k < 3; k++)
@@ -307,7 +304,7 @@ START_TEST(springs_turned_into_the_plane_keep_their_length) {
     double ha[DEM_VW][3], hb[DEM_VW][3], nn[DEM_VW][3];
     for (int l = 0; l < DEM_VW; l++) {
       random3(&r, nn[l], 1.0);
-      const double len = norm3(nn[l]);
+      const double len = v3_norm(nn[l]);
       for (int k = 0; k < 3; k++)
         nn[l][k] /= len;
       random3(&r, ha[l], pow(10.0, uniform(&r, -9, 3)));
@@ -323,10 +320,10 @@ START_TEST(springs_turned_into_the_plane_keep_their_length) {
         const double *h = s ? hb[l] : ha[l];
         double got[3], t[3];
         lane3(s ? b : a, l, got);
-        const double hn = h[0] * nn[l][0] + h[1] * nn[l][1] + h[2] * nn[l][2];
+        const double hn = v3_dot(h, nn[l]);
         for (int k = 0; k < 3; k++)
           t[k] = h[k] - hn * nn[l][k];
-        const double hl = norm3(h), tl = norm3(t);
+        const double hl = v3_norm(h), tl = v3_norm(t);
         if (hl == 0) {
           ck_assert(got[0] == 0 && got[1] == 0 && got[2] == 0);
           continue;
@@ -336,8 +333,8 @@ START_TEST(springs_turned_into_the_plane_keep_their_length) {
                         "trial %d lane %d spring %d component %d: %.17g, "
                         "want %.17g",
                         trial, l, s, k, got[k], t[k] * hl / tl);
-        ck_assert_msg(fabs(norm3(got) - hl) <= 1e-14 * hl,
-                      "length %.17g of %.17g", norm3(got), hl);
+        ck_assert_msg(fabs(v3_norm(got) - hl) <= 1e-14 * hl,
+                      "length %.17g of %.17g", v3_norm(got), hl);
       }
   }
 }
@@ -355,8 +352,8 @@ START_TEST(springs_over_their_limit_are_capped_to_it) {
     for (int l = 0; l < DEM_VW; l++) {
       random3(&r, ha[l], 10.0);
       random3(&r, hb[l], 1e-3);
-      la[l] = norm3(ha[l]) * uniform(&r, 0.5, 1.5);
-      lb[l] = trial % 5 == 0 ? 0.0 : norm3(hb[l]) * uniform(&r, 0.5, 1.5);
+      la[l] = v3_norm(ha[l]) * uniform(&r, 0.5, 1.5);
+      lb[l] = trial % 5 == 0 ? 0.0 : v3_norm(hb[l]) * uniform(&r, 0.5, 1.5);
       for (int k = 0; k < 3; k++)
         a[k][l] = ha[l][k], b[k][l] = hb[l][k];
     }
@@ -367,14 +364,14 @@ START_TEST(springs_over_their_limit_are_capped_to_it) {
         const double *h = s ? hb[l] : ha[l], limit = s ? lb[l] : la[l];
         double got[3];
         lane3(s ? b : a, l, got);
-        const int want_over = norm3(h) > limit;
+        const int want_over = v3_norm(h) > limit;
         ck_assert_msg((over[s][l] != 0) == want_over,
                       "trial %d lane %d spring %d: over %lld, |h| %.17g, "
                       "limit %.17g",
-                      trial, l, s, (long long)over[s][l], norm3(h), limit);
+                      trial, l, s, (long long)over[s][l], v3_norm(h), limit);
         for (int k = 0; k < 3; k++) {
-          const double want = want_over ? h[k] * limit / norm3(h) : h[k];
-          ck_assert_msg(want_over ? fabs(got[k] - want) <= 1e-15 * norm3(h)
+          const double want = want_over ? h[k] * limit / v3_norm(h) : h[k];
+          ck_assert_msg(want_over ? fabs(got[k] - want) <= 1e-15 * v3_norm(h)
                                   : got[k] == want,
                         "trial %d lane %d spring %d component %d: %.17g, "
                         "want %.17g",
