@@ -7,7 +7,8 @@
 #include "contact/loop.h"
 #include "sim/active.h"
 
-/* How many spheres ahead gather asks for the lines it will read. */
+/* How many spheres apart the sparse gather's stages ask for lines
+ * (prefetch_sphere). */
 #define GATHER_AHEAD 16
 
 /* Contact `code` of a sphere's list (code: owned, ~code: its partner's)
@@ -44,23 +45,59 @@ static size_t touching_spheres(struct dem_neighbors *nb,
   return m;
 }
 
-/* Asks for what gather reads of sphere i that the processor cannot
- * foresee: its force and its touching contacts' forces (~code: listed
- * where the partner's pairs are). With a million spheres each comes from
- * memory. */
+/* Asks for what the gather will read of the spheres who[..n) that the
+ * processor cannot foresee, in three stages as it reaches sphere a: the
+ * bounds of sphere who[a + 3 G]'s lists and its force; the entries of
+ * who[a + 2 G]'s list (its bounds asked for a stage before); the
+ * contacts of who[a + G] (its entries asked for before). Each stage
+ * reads only lines the one before asked for, so none waits for memory,
+ * where one stage reading the bounds, the entries and `touched` of the
+ * sphere 16 ahead waited for each: at 1e6 spheres the gas's gather took
+ * 1.2-1.4 ms a step where it took 1.5-1.7 (docs/performance.md, "Asking
+ * for lines as the loop goes"). With a million spheres each line comes
+ * from memory. */
 static DEM_ALWAYS_INLINE void prefetch_sphere(const struct dem_spheres *s,
                                               const struct dem_neighbors *nb,
                                               const struct dem_contact_list *c,
-                                              int i, int torques) {
-  __builtin_prefetch(s->force[i], 1);
-  __builtin_prefetch(&s->force[i][2], 1);
-  for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
-    const size_t p = pair_of(nb->list[k]);
-    if (c->touched[p]) {
+                                              const struct dem_contact_list *wc,
+                                              const int *who, long a, long n,
+                                              int torques) {
+  const long g = GATHER_AHEAD;
+  if (a + 3 * g < n) {
+    const int i = who[a + 3 * g];
+    __builtin_prefetch(&nb->start[i], 0);
+    __builtin_prefetch(&wc->start[i], 0);
+    __builtin_prefetch(s->force[i], 1);
+    __builtin_prefetch(&s->force[i][2], 1);
+    if (torques) {
+      __builtin_prefetch(s->torque[i], 1);
+      __builtin_prefetch(&s->torque[i][2], 1);
+    }
+  }
+  if (a + 2 * g < n) {
+    const int i = who[a + 2 * g];
+    const size_t e0 = nb->start[i], e1 = nb->start[i + 1];
+    const size_t w0 = wc->start[i], w1 = wc->start[i + 1];
+    if (e1 > e0) {
+      __builtin_prefetch(&nb->list[e0], 0);
+      __builtin_prefetch(&nb->list[e1 - 1], 0);
+    }
+    if (w1 > w0) {
+      __builtin_prefetch(&wc->touched[w0], 0);
+      __builtin_prefetch(wc->force[w0], 0);
+      __builtin_prefetch(&wc->force[w0][2], 0);
+    }
+  }
+  if (a + g < n) {
+    const int i = who[a + g];
+    for (size_t k = nb->start[i]; k < nb->start[i + 1]; k++) {
+      const int code = nb->list[k];
+      const size_t p = pair_of(code);
+      __builtin_prefetch(&c->touched[p], 0);
       __builtin_prefetch(c->force[p], 0);
       __builtin_prefetch(&c->force[p][2], 0);
       if (torques)
-        __builtin_prefetch(c->torque[p] + (nb->list[k] < 0 ? 3 : 0), 0);
+        __builtin_prefetch(c->torque[p] + (code < 0 ? 3 : 0), 0);
     }
   }
 }
@@ -139,8 +176,7 @@ static void gather(struct dem_sim *sim) {
       n > DEM_PARALLEL_MIN / 4, omp parallel for schedule(static),
       for (long a = 0; a < n; a++) {
     if (sparse) {
-      if (a + GATHER_AHEAD < n)
-        prefetch_sphere(s, nb, c, who[a + GATHER_AHEAD], torques);
+      prefetch_sphere(s, nb, c, wc, who, a, n, torques);
       gather_sphere(s, nb, c, wc, who[a], torques, 1);
     } else
       gather_sphere(s, nb, c, wc, who[a], torques, 0);

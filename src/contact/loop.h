@@ -306,49 +306,76 @@ struct dem_block {
 };
 enum dem_worked { DEM_WORKED = 1, DEM_WORKED_MESH = 2 };
 
-/* Asks for what contacts [kb, ke) read that is least likely in cache:
- * the histories of those that touched at the last evaluation (a stream
- * too sparse for the processor to foresee; an open contact's is not
- * read). */
+/* How many contacts ahead of the one it sorts the loop asks for the
+ * lines a contact will read that the processor cannot foresee: its
+ * history (if it touched at the last evaluation: an open contact's is
+ * not read), and a pair's two centres (the partner's anywhere in the
+ * sphere array, and even the owner's: the active spheres are a sparse
+ * subset). With a million spheres each centre comes from memory. One
+ * contact's lines at a time, as the loop goes, rather than a block's
+ * (64 contacts, up to 448 lines) at once, which asked for more lines
+ * than the processor keeps in flight: the gas's pair loop at 1e6
+ * spheres took 2.7-2.8 ms a step where it took 4.1-4.3, and the
+ * settled pile's contact loops 3-4 % less (docs/performance.md,
+ * "Asking for lines as the loop goes"). */
+#define DEM_HISTORY_AHEAD 32
+#define DEM_CENTRES_AHEAD 64
+
+/* Asks for contact k's history lines, if it touched (an open contact
+ * asks again for `near`'s, in cache already: no branch). */
 static DEM_ALWAYS_INLINE void
-dem_block_prefetch(const struct dem_contact_list *c, size_t kb, size_t ke) {
+dem_prefetch_history(const struct dem_contact_list *c, size_t k, size_t near) {
   const size_t w = (size_t)c->state_width;
-  if (!w)
-    return;
-  for (size_t k = kb; k < ke; k++) {
-    /* no branch: an open contact asks again for kb's */
-    const double *h = c->state + (c->touched[k] ? k : kb) * w;
-    __builtin_prefetch(h, 1); /* its first, next and last lines */
-    __builtin_prefetch(h + 8, 1);
-    __builtin_prefetch(h + w - 1, 1);
-  }
+  const double *h = c->state + (c->touched[k] ? k : near) * w;
+  __builtin_prefetch(h, 1); /* its first, next and last lines */
+  __builtin_prefetch(h + 8, 1);
+  __builtin_prefetch(h + w - 1, 1);
   /* Lines between the next and the last: none for a history of up to
    * 18 doubles (hertz_mindlin's, 144 bytes from a 16-byte boundary: on
    * three lines), which a loop over them for each contact cost 2 % of
    * the dense pile's instructions for nothing. */
   if (w > 18)
-    for (size_t k = kb; k < ke; k++) {
-      const double *h = c->state + (c->touched[k] ? k : kb) * w;
-      for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
-        __builtin_prefetch(h + q, 1);
-    }
+    for (size_t q = 16; q + 1 < w; q += 8) /* a longer history's */
+      __builtin_prefetch(h + q, 1);
 }
 
-/* Asks for the centres pair contacts [kb, ke) will read: the partner's
- * (ij[k][1]) anywhere in the sphere array, and even the owner's (the
- * active spheres are a sparse subset) are lines the processor cannot
- * foresee, and with a million spheres each comes from memory. A row of
- * three doubles may straddle two lines: both are asked for. */
+/* Asks for pair contact k's two centres; a row of three doubles may
+ * straddle two lines: both are asked for. */
 static DEM_ALWAYS_INLINE void
-dem_block_prefetch_x(const struct dem_sim *sim,
-                     const struct dem_contact_list *c, size_t kb, size_t ke) {
+dem_prefetch_centres(const struct dem_sim *sim,
+                     const struct dem_contact_list *c, size_t k) {
   const double(*x)[3] = (const double(*)[3])sim->s.x;
-  for (size_t k = kb; k < ke; k++)
-    for (int e = 0; e < 2; e++) {
-      const double *r = x[c->ij[k][e]];
-      __builtin_prefetch(r, 0);
-      __builtin_prefetch(r + 2, 0);
-    }
+  for (int e = 0; e < 2; e++) {
+    const double *r = x[c->ij[k][e]];
+    __builtin_prefetch(r, 0);
+    __builtin_prefetch(r + 2, 0);
+  }
+}
+
+/* The lines of contacts [k0, k1) at once: what the loop asks for ahead
+ * of the first contacts of a range (those it sorts ask for the ones
+ * after). */
+static DEM_ALWAYS_INLINE void
+dem_prefetch_range(const struct dem_sim *sim, const struct dem_contact_list *c,
+                   size_t k0, size_t k1, const int walls) {
+  for (size_t k = k0; k < k1; k++) {
+    if (c->state_width && k < k0 + DEM_HISTORY_AHEAD)
+      dem_prefetch_history(c, k, k0);
+    if (!walls)
+      dem_prefetch_centres(sim, c, k);
+  }
+}
+
+/* What contact k of the loop asks for as it sorts it: the lines of the
+ * contacts DEM_HISTORY_AHEAD and DEM_CENTRES_AHEAD after it in the list
+ * (those may be another range's: a thread taking it next has them). */
+static DEM_ALWAYS_INLINE void
+dem_prefetch_ahead(const struct dem_sim *sim, const struct dem_contact_list *c,
+                   size_t k, const int walls) {
+  if (c->state_width && k + DEM_HISTORY_AHEAD < c->n)
+    dem_prefetch_history(c, k + DEM_HISTORY_AHEAD, k);
+  if (!walls && k + DEM_CENTRES_AHEAD < c->n)
+    dem_prefetch_centres(sim, c, k + DEM_CENTRES_AHEAD);
 }
 
 /* dem_pair_apart's d (and shift) of pair contact k straight into lane
@@ -382,6 +409,7 @@ dem_block_sort(const struct dem_sim *sim, const struct dem_contact_list *c,
   for (size_t k = kb; k < ke; k++) {
     struct dem_pair *g = &blk->g[nt];
     int touch;
+    dem_prefetch_ahead(sim, c, k, walls);
     if (walls) {
       touch = dem_wall_touch(sim, k, g);
     } else if (lanes) {
@@ -520,13 +548,11 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   const int meshes_move = walls && sim->mw && sim->mw->moving;
   double wall_work = 0.0, wall_ahead = 0.0;
   struct dem_block blk;
-  dem_block_prefetch(c, k0, k0 + DEM_BLOCK < k1 ? k0 + DEM_BLOCK : k1);
+  dem_prefetch_range(sim, c, k0,
+                     k0 + DEM_CENTRES_AHEAD < k1 ? k0 + DEM_CENTRES_AHEAD : k1,
+                     walls);
   for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
     const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
-    dem_block_prefetch(c, ke, ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1);
-    if (!walls)
-      dem_block_prefetch_x(sim, c, ke,
-                           ke + DEM_BLOCK < k1 ? ke + DEM_BLOCK : k1);
     dem_block_sort(sim, c, &blk, kb, ke, walls, periodic, lanes && !walls);
     if (dissipative || meshes_move)
       memset(blk.worked, 0, ke - kb);
