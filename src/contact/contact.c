@@ -47,9 +47,10 @@ static size_t touching_spheres(struct dem_neighbors *nb,
 
 /* Asks for what the gather will read of the spheres who[..n) that the
  * processor cannot foresee, in three stages as it reaches sphere a: the
- * bounds of sphere who[a + 3 G]'s lists and its force; the entries of
- * who[a + 2 G]'s list (its bounds asked for a stage before); the
- * contacts of who[a + G] (its entries asked for before). Each stage
+ * bounds of sphere who[a + 3 G]'s lists, its force, mark and body; the
+ * entries of who[a + 2 G]'s list (its bounds asked for a stage before)
+ * and its body's mark (`forced`); the contacts of who[a + G] (its
+ * entries asked for before). Each stage
  * reads only lines the one before asked for, so none waits for memory,
  * where one stage reading the bounds, the entries and `touched` of the
  * sphere 16 ahead waited for each: at 1e6 spheres the gas's gather took
@@ -61,12 +62,14 @@ static DEM_ALWAYS_INLINE void prefetch_sphere(const struct dem_spheres *s,
                                               const struct dem_contact_list *c,
                                               const struct dem_contact_list *wc,
                                               const int *who, long a, long n,
-                                              int torques) {
+                                              const int *forced, int torques) {
   const long g = GATHER_AHEAD;
   if (a + 3 * g < n) {
     const int i = who[a + 3 * g];
     __builtin_prefetch(&nb->start[i], 0);
     __builtin_prefetch(&wc->start[i], 0);
+    __builtin_prefetch(&nb->touching_mark[i], 1);
+    __builtin_prefetch(&s->body[i], 0);
     __builtin_prefetch(s->force[i], 1);
     __builtin_prefetch(&s->force[i][2], 1);
     if (torques) {
@@ -87,6 +90,8 @@ static DEM_ALWAYS_INLINE void prefetch_sphere(const struct dem_spheres *s,
       __builtin_prefetch(wc->force[w0], 0);
       __builtin_prefetch(&wc->force[w0][2], 0);
     }
+    if (forced)
+      __builtin_prefetch(&forced[s->body[i]], 1);
   }
   if (a + g < n) {
     const int i = who[a + g];
@@ -166,6 +171,10 @@ static void gather(struct dem_sim *sim) {
   const int *who = nb->active;
   long n = (long)nb->n_active;
   int sparse = 0;
+  /* The sparse gather marks the bodies of the spheres it adds to, for
+   * gather_forces (dem_spheres.forces_marked); the dense one adds to
+   * every active sphere and marks none. */
+  int *forced = sim->b.forced;
   if (nb->touching && /* set by the build, with the lists */
       4 * (count_touched(c) + count_touched(wc)) <= c->n + wc->n) {
     n = (long)touching_spheres(nb, c, wc);
@@ -176,14 +185,16 @@ static void gather(struct dem_sim *sim) {
       n > DEM_PARALLEL_MIN / 4, omp parallel for schedule(static),
       for (long a = 0; a < n; a++) {
     if (sparse) {
-      prefetch_sphere(s, nb, c, wc, who, a, n, torques);
+      prefetch_sphere(s, nb, c, wc, who, a, n, forced, torques);
       gather_sphere(s, nb, c, wc, who[a], torques, 1);
+      nb->touching_mark[who[a]] = 0;
+      if (forced) /* two threads may mark one body: both write 1 */
+        __atomic_store_n(&forced[s->body[who[a]]], 1, __ATOMIC_RELAXED);
     } else
       gather_sphere(s, nb, c, wc, who[a], torques, 0);
       });
-  if (sparse)
-    for (long a = 0; a < n; a++)
-      nb->touching_mark[who[a]] = 0;
+  if (!sparse || !forced)
+    s->forces_marked = 0;
   s->forces_dirty = 1;
 }
 

@@ -111,6 +111,9 @@ const struct dem_field dem_fields[] = {
      "that time (0 for bodies there from the start)"},
     {"first_member", NULL, BODY(first_member), I64, 1, DEM_FIELD_PLUS_ONE, "1",
      "first member sphere"},
+    {"forced", NULL, BODY(forced), I32, 1, ORDER, "1",
+     "nonzero if some member sphere may hold a contact force "
+     "(dem_spheres.forces_marked)"},
 
     {"x", "spheres/position", SPHERE(x), F64, 3, ORDER | OUT, "m",
      "centre, lab frame"},

@@ -52,14 +52,23 @@ static DEM_ALWAYS_INLINE void add_sphere(struct dem_spheres *s,
  * (sim/near.h) over its active members only, in the same order: the
  * others have no force, so the sums are the same, bitwise. Without
  * `test`, every member is added (add_sphere), where a dense packing
- * would pay for zero tests that find nothing to skip. */
+ * would pay for zero tests that find nothing to skip. With `forced`
+ * (dem_spheres.forces_marked), only a marked body's members are read, and
+ * its mark is cleared: an unmarked body's have no force, and its sums are
+ * what they would give, m g and +0. */
 static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
                                           struct dem_spheres *s, long bi,
                                           const double g[3], const size_t *act,
-                                          const int *active, const int torques,
-                                          const int test) {
+                                          const int *active, int *forced,
+                                          const int torques, const int test) {
   double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-  if (act)
+  if (forced) {
+    if (forced[bi]) {
+      for (size_t k = b->first_member[bi]; k < b->first_member[bi + 1]; k++)
+        add_sphere(s, b->x[bi], k, f, t, torques, 1);
+      forced[bi] = 0;
+    }
+  } else if (act)
     for (size_t a = act[bi]; a < act[bi + 1]; a++)
       add_sphere(s, b->x[bi], (size_t)active[a], f, t, torques, 1);
   else if (!test) {
@@ -81,24 +90,31 @@ static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
 }
 
 /* Bodies [b0, b1); `act` (NULL or not) and `torques` are constants in
- * each of the four loops, which are compiled without their tests. */
+ * each of the loops, which are compiled without their tests; `forced`
+ * (NULL or the marks) is used without the near path only. */
 static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
                                            struct dem_spheres *s,
                                            const double *g, const size_t *act,
-                                           const int *active, int torques,
-                                           long b0, long b1) {
+                                           const int *active, int *forced,
+                                           int torques, long b0, long b1) {
   if (act && torques)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, act, active, 1, 1);
+      gather_body(b, s, bi, g, act, active, NULL, 1, 1);
   else if (act)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, act, active, 0, 1);
+      gather_body(b, s, bi, g, act, active, NULL, 0, 1);
+  else if (forced && torques)
+    for (long bi = b0; bi < b1; bi++)
+      gather_body(b, s, bi, g, NULL, active, forced, 1, 1);
+  else if (forced)
+    for (long bi = b0; bi < b1; bi++)
+      gather_body(b, s, bi, g, NULL, active, forced, 0, 1);
   else if (torques)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, 1, 1);
+      gather_body(b, s, bi, g, NULL, active, NULL, 1, 1);
   else
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, 0, 1);
+      gather_body(b, s, bi, g, NULL, active, NULL, 0, 1);
 }
 
 /* In the best instruction set (core/isa.h): the members' zero tests in
@@ -106,8 +122,9 @@ static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
 DEM_ISA_DISPATCH_STATIC(gather_bodies,
                         (struct dem_bodies * b, struct dem_spheres *s,
                          const double *g, const size_t *act, const int *active,
-                         int torques, long b0, long b1),
-                        gather_range, (b, s, g, act, active, torques, b0, b1))
+                         int *forced, int torques, long b0, long b1),
+                        gather_range,
+                        (b, s, g, act, active, forced, torques, b0, b1))
 
 #if DEM_ISA_VARIANTS
 #include <immintrin.h>
@@ -139,6 +156,29 @@ static DEM_ALWAYS_INLINE void prefetch_positions(const struct dem_bodies *b,
   __builtin_prefetch(&b->x[k + 3][2], 0);
 }
 
+/* With the marks: the positions, forces and torques of bodies k .. k + 3
+ * and their members, if one is marked (those are few and scattered). */
+static DEM_ALWAYS_INLINE void prefetch_forced(const struct dem_bodies *b,
+                                              const struct dem_spheres *s,
+                                              const int *forced, long k,
+                                              int torques) {
+  if (!(forced[k] | forced[k + 1] | forced[k + 2] | forced[k + 3]))
+    return;
+  prefetch_positions(b, s, k);
+  const char *p = (const char *)s->force[b->first_member[k]],
+             *end = (const char *)s->force[b->first_member[k + 4]];
+  for (; p < end; p += 64)
+    __builtin_prefetch(p, 1);
+  __builtin_prefetch(end - 1, 1);
+  if (torques) {
+    p = (const char *)s->torque[b->first_member[k]];
+    end = (const char *)s->torque[b->first_member[k + 4]];
+    for (; p < end; p += 64)
+      __builtin_prefetch(p, 1);
+    __builtin_prefetch(end - 1, 1);
+  }
+}
+
 /* Without the near path, four bodies of twelve spheres in all (rods) at
  * a time in AVX2 registers: the members' forces (and torques) are tested
  * at once, and where all are zero (most in a loose packing) the four
@@ -147,10 +187,9 @@ static DEM_ALWAYS_INLINE void prefetch_positions(const struct dem_bodies *b,
  * (most of them have a contact, as in a packing at rest), fours with a
  * force are gathered body by body without testing their members again;
  * other fours, and the last bodies, body by body with the tests. */
-DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
-                                             struct dem_spheres *s,
-                                             const double *g, int torques,
-                                             int dense, long b0, long b1) {
+DEM_TARGET_AVX2 static void
+gather_rods_avx2(struct dem_bodies *b, struct dem_spheres *s, const double *g,
+                 int *forced, int torques, int dense, long b0, long b1) {
   const size_t *first = b->first_member;
   const __m256d zero = _mm256_setzero_pd();
   /* g as the rows of four bodies lay it out: x y z x, y z x y, z x y z */
@@ -162,18 +201,28 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
   long k = b0;
   for (; k + 4 <= b1; k += 4) {
     const size_t f0 = first[k];
-    if (far && k + ROD_AHEAD + 4 <= b1)
-      prefetch_positions(b, s, k + ROD_AHEAD);
+    if (far && k + ROD_AHEAD + 4 <= b1) {
+      if (forced)
+        prefetch_forced(b, s, forced, k + ROD_AHEAD, torques);
+      else
+        prefetch_positions(b, s, k + ROD_AHEAD);
+    }
     if (first[k + 4] - f0 == 12) { /* their members, however split */
-      /* the 36 components of the twelve members, nine vectors */
-      const double *fs = s->force[f0], *ts = s->torque ? s->torque[f0] : NULL;
-      __m256d any = _mm256_loadu_pd(fs);
-      for (int j = 4; j < 36; j += 4)
-        any = _mm256_or_pd(any, _mm256_loadu_pd(fs + j));
-      if (torques)
-        for (int j = 0; j < 36; j += 4)
-          any = _mm256_or_pd(any, _mm256_loadu_pd(ts + j));
-      if (_mm256_testz_si256(_mm256_castpd_si256(any), bits)) {
+      int none;
+      if (forced) { /* the four marks, not the members' 36 components */
+        none = !(forced[k] | forced[k + 1] | forced[k + 2] | forced[k + 3]);
+      } else {
+        /* the 36 components of the twelve members, nine vectors */
+        const double *fs = s->force[f0], *ts = s->torque ? s->torque[f0] : NULL;
+        __m256d any = _mm256_loadu_pd(fs);
+        for (int j = 4; j < 36; j += 4)
+          any = _mm256_or_pd(any, _mm256_loadu_pd(fs + j));
+        if (torques)
+          for (int j = 0; j < 36; j += 4)
+            any = _mm256_or_pd(any, _mm256_loadu_pd(ts + j));
+        none = _mm256_testz_si256(_mm256_castpd_si256(any), bits);
+      }
+      if (none) {
         const __m256d m = _mm256_loadu_pd(b->mass + k);
         const __m256d m0 = _mm256_permute4x64_pd(m, _MM_SHUFFLE(1, 0, 0, 0)),
                       m1 = _mm256_permute4x64_pd(m, _MM_SHUFFLE(2, 2, 1, 1)),
@@ -192,20 +241,24 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
           _mm256_storeu_pd(T + j, _mm256_add_pd(_mm256_loadu_pd(T + j), zero));
         continue;
       }
+      if (forced) {
+        gather_range(b, s, g, NULL, NULL, forced, torques, k, k + 4);
+        continue;
+      }
       if (dense && torques) {
         for (long bi = k; bi < k + 4; bi++)
-          gather_body(b, s, bi, g, NULL, NULL, 1, 0);
+          gather_body(b, s, bi, g, NULL, NULL, NULL, 1, 0);
         continue;
       }
       if (dense) {
         for (long bi = k; bi < k + 4; bi++)
-          gather_body(b, s, bi, g, NULL, NULL, 0, 0);
+          gather_body(b, s, bi, g, NULL, NULL, NULL, 0, 0);
         continue;
       }
     }
-    gather_range(b, s, g, NULL, NULL, torques, k, k + 4);
+    gather_range(b, s, g, NULL, NULL, forced, torques, k, k + 4);
   }
-  gather_range(b, s, g, NULL, NULL, torques, k, b1);
+  gather_range(b, s, g, NULL, NULL, forced, torques, k, b1);
 }
 #endif
 
@@ -224,15 +277,23 @@ void dem_forces_gather(struct dem_sim *sim) {
   /* Most spheres with a contact: a test of each member would find few
    * to skip (gather_rods_avx2). */
   const int dense = 8 * sim->nb.n_active >= 7 * s->n;
+  /* The marks, if they hold every body with a force (not with the near
+   * path, which visits the active spheres only: then they are cleared). */
+  int *forced = s->forces_marked && !act ? b->forced : NULL;
+  int *clear = forced ? NULL : b->forced;
   DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel, {
     size_t i0, i1;
     dem_thread_slice((size_t)n, &i0, &i1);
 #if DEM_ISA_VARIANTS
     if (!act && dem_isa_best() >= DEM_ISA_AVX2)
-      gather_rods_avx2(b, s, g, torques, dense, (long)i0, (long)i1);
+      gather_rods_avx2(b, s, g, forced, torques, dense, (long)i0, (long)i1);
     else
 #endif
-      gather_bodies(b, s, g, act, active, torques, (long)i0, (long)i1);
+      gather_bodies(b, s, g, act, active, forced, torques, (long)i0, (long)i1);
+    if (clear && i1 > i0)
+      memset(clear + i0, 0, (i1 - i0) * sizeof *clear);
   });
+  /* No sphere holds a force now, and no body is marked. */
   sim->s.forces_dirty = 0;
+  sim->s.forces_marked = b->forced != NULL;
 }

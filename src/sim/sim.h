@@ -76,6 +76,10 @@ struct dem_bodies {
    * in, kinetic + gravitational at its insertion (0 for bodies there from
    * the start); their sum is /energy/inserted. */
   double *energy_in;
+  /* Nonzero for a body some of whose spheres may hold a contact force or
+   * torque (see dem_spheres.forces_marked): set by the sparse contact
+   * gather, cleared by gather_forces. */
+  int *forced;
 };
 
 /* Spheres, structure of arrays, in body order (each body's members
@@ -105,6 +109,14 @@ struct dem_spheres {
    * it, gather_forces (which zeroes what it moves onto bodies) clears it,
    * and reset_forces skips the spheres while it is clear. */
   int forces_dirty;
+  /* Whether every sphere whose force or torque may be nonzero belongs to a
+   * body with `forced` set: then gather_forces reads the spheres of those
+   * bodies only. The sparse contact gather marks the bodies of the
+   * spheres it adds to (and keeps it set); a gather that adds to spheres
+   * without marking (the dense one) clears it; gather_forces, after which
+   * no sphere holds a force, sets it. A body marked with no force left
+   * costs time, never bits. */
+  int forces_marked;
   /* Whether some sphere lay entirely beyond a wall when update_spheres
    * last placed them (if escape_known): the run's per-step state check
    * then needs no pass over the spheres of its own. */
