@@ -50,13 +50,12 @@ static size_t touching_spheres(struct dem_neighbors *nb,
  * bounds of sphere who[a + 3 G]'s lists, its force, mark and body; the
  * entries of who[a + 2 G]'s list (its bounds asked for a stage before)
  * and its body's mark (`forced`); the contacts of who[a + G] (its
- * entries asked for before). Each stage
- * reads only lines the one before asked for, so none waits for memory,
- * where one stage reading the bounds, the entries and `touched` of the
- * sphere 16 ahead waited for each: at 1e6 spheres the gas's gather took
- * 1.2-1.4 ms a step where it took 1.5-1.7 (docs/performance.md, "Asking
- * for lines as the loop goes"). With a million spheres each line comes
- * from memory. */
+ * entries asked for before). Each stage reads only lines the one before
+ * asked for, so none waits for memory, where one stage reading the
+ * bounds, the entries and `touched` of the sphere 16 ahead waited for
+ * each: at 1e6 spheres the gas's gather took 1.2-1.4 ms a step where it
+ * took 1.5-1.7 (docs/performance.md, "Asking for lines as the loop
+ * goes"). With a million spheres each line comes from memory. */
 static DEM_ALWAYS_INLINE void prefetch_sphere(const struct dem_spheres *s,
                                               const struct dem_neighbors *nb,
                                               const struct dem_contact_list *c,
