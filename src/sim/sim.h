@@ -113,9 +113,10 @@ struct dem_spheres {
    * body with `forced` set: then gather_forces reads the spheres of those
    * bodies only. The sparse contact gather marks the bodies of the
    * spheres it adds to (and keeps it set); a gather that adds to spheres
-   * without marking (the dense one) clears it; gather_forces, after which
-   * no sphere holds a force, sets it. A body marked with no force left
-   * costs time, never bits. */
+   * without marking (the dense one) clears it, as anything else that adds
+   * to sphere forces must, or mark; gather_forces, after which no sphere
+   * holds a force, sets it. A body marked with no force left costs time,
+   * never bits. */
   int forces_marked;
   /* Whether some sphere lay entirely beyond a wall when update_spheres
    * last placed them (if escape_known): the run's per-step state check
