@@ -358,6 +358,8 @@ dem_prefetch_centres(const struct dem_sim *sim,
 static DEM_ALWAYS_INLINE void
 dem_prefetch_range(const struct dem_sim *sim, const struct dem_contact_list *c,
                    size_t k0, size_t k1, const int walls) {
+  if (walls && !c->state_width) /* nothing a wall contact reads to ask for */
+    return;
   for (size_t k = k0; k < k1; k++) {
     if (c->state_width && k < k0 + DEM_HISTORY_AHEAD)
       dem_prefetch_history(c, k, k0);

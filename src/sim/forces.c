@@ -90,8 +90,9 @@ static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
 }
 
 /* Bodies [b0, b1); `act` (NULL or not) and `torques` are constants in
- * each of the loops, which are compiled without their tests; `forced`
- * (NULL or the marks) is used without the near path only. */
+ * each of the four loops, which are compiled without their tests;
+ * `forced` (NULL or the marks) is used without the near path only, a
+ * test each body that the processor foresees. */
 static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
                                            struct dem_spheres *s,
                                            const double *g, const size_t *act,
@@ -103,18 +104,12 @@ static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
   else if (act)
     for (long bi = b0; bi < b1; bi++)
       gather_body(b, s, bi, g, act, active, NULL, 0, 1);
-  else if (forced && torques)
-    for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, forced, 1, 1);
-  else if (forced)
-    for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, forced, 0, 1);
   else if (torques)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, NULL, 1, 1);
+      gather_body(b, s, bi, g, NULL, active, forced, 1, 1);
   else
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, NULL, 0, 1);
+      gather_body(b, s, bi, g, NULL, active, forced, 0, 1);
 }
 
 /* In the best instruction set (core/isa.h): the members' zero tests in
@@ -137,6 +132,16 @@ DEM_ISA_DISPATCH_STATIC(gather_bodies,
  * (10,000 rods' spheres take 720 kB). */
 #define ROD_FAR 32768
 
+/* Asks for every line of the bytes [begin, end) (rw: 1 if they will be
+ * written; a macro, as __builtin_prefetch takes rw only as a constant). */
+#define PREFETCH_SPAN(begin, end, rw)                                          \
+  do {                                                                         \
+    const char *p_ = (const char *)(begin), *end_ = (const char *)(end);       \
+    for (; p_ < end_; p_ += 64)                                                \
+      __builtin_prefetch(p_, rw);                                              \
+    __builtin_prefetch(end_ - 1, rw);                                          \
+  } while (0)
+
 /* Asks for the positions of bodies k .. k + 3 and of their members,
  * which the bodies with a force read (arms for the torques): those are
  * about half of the bodies in the dilute box, scattered, so the processor
@@ -146,11 +151,7 @@ DEM_ISA_DISPATCH_STATIC(gather_bodies,
 static DEM_ALWAYS_INLINE void prefetch_positions(const struct dem_bodies *b,
                                                  const struct dem_spheres *s,
                                                  long k) {
-  const char *p = (const char *)s->x[b->first_member[k]],
-             *end = (const char *)s->x[b->first_member[k + 4]];
-  for (; p < end; p += 64)
-    __builtin_prefetch(p, 0);
-  __builtin_prefetch(end - 1, 0);
+  PREFETCH_SPAN(s->x[b->first_member[k]], s->x[b->first_member[k + 4]], 0);
   for (long j = 0; j < 4; j++) /* 96 bytes: up to three lines */
     __builtin_prefetch(b->x[k + j], 0);
   __builtin_prefetch(&b->x[k + 3][2], 0);
@@ -164,19 +165,11 @@ static DEM_ALWAYS_INLINE void prefetch_forced(const struct dem_bodies *b,
                                               int torques) {
   if (!(forced[k] | forced[k + 1] | forced[k + 2] | forced[k + 3]))
     return;
+  const size_t i0 = b->first_member[k], i1 = b->first_member[k + 4];
   prefetch_positions(b, s, k);
-  const char *p = (const char *)s->force[b->first_member[k]],
-             *end = (const char *)s->force[b->first_member[k + 4]];
-  for (; p < end; p += 64)
-    __builtin_prefetch(p, 1);
-  __builtin_prefetch(end - 1, 1);
-  if (torques) {
-    p = (const char *)s->torque[b->first_member[k]];
-    end = (const char *)s->torque[b->first_member[k + 4]];
-    for (; p < end; p += 64)
-      __builtin_prefetch(p, 1);
-    __builtin_prefetch(end - 1, 1);
-  }
+  PREFETCH_SPAN(s->force[i0], s->force[i1], 1);
+  if (torques)
+    PREFETCH_SPAN(s->torque[i0], s->torque[i1], 1);
 }
 
 /* Without the near path, four bodies of twelve spheres in all (rods) at
