@@ -1,5 +1,7 @@
 /* Operators of the force stage: reset, sphere update, neighbours, contact
  * forces, gather. */
+#include <string.h>
+
 #include "contact/contact.h"
 #include "contact/model.h"
 #include "operators/op_common.h"
@@ -8,6 +10,7 @@
 #include "sim/near.h"
 #include "sim/neighbors.h"
 #include "sim/periodic.h"
+#include "sim/place.h"
 
 /* Sphere i's force and torque zeroed. */
 static inline void clear_sphere(struct dem_spheres *s, size_t i) {
@@ -39,17 +42,61 @@ static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
   return DEM_OK;
 }
 
+/* With the near path only the active spheres may hold forces, and they
+ * are listed, not in the bodies' ranges: run_reset then. */
+static int reset_tileable(const struct dem_op *op, const struct dem_sim *sim) {
+  return !(sim->s.forces_dirty && dem_near_on(sim));
+}
+
+static void tile_reset(struct dem_op *op, struct dem_sim *sim, size_t b0,
+                       size_t b1, struct dem_tile_sums *sums) {
+  struct dem_spheres *s = &sim->s;
+  struct dem_bodies *b = &sim->b;
+  if (s->forces_dirty)
+    for (size_t i = b->first_member[b0]; i < b->first_member[b1]; i++)
+      clear_sphere(s, i);
+  memset(b->force[b0], 0, (b1 - b0) * sizeof *b->force);
+  memset(b->torque[b0], 0, (b1 - b0) * sizeof *b->torque);
+}
+
+static void reset_done(struct dem_op *op, struct dem_sim *sim,
+                       const struct dem_tile_sums *sums) {
+  sim->s.forces_dirty = 0;
+}
+
 const struct dem_operator_type dem_op_reset_forces = {
     .name = "reset_forces",
     .doc = "Zeroes the force and torque of every body and sphere, so the "
            "force operators after it add up this step's forces.",
     .flags = DEM_OP_FORCES | DEM_OP_RESET,
     .run = run_reset,
+    .tile = tile_reset,
+    .tileable = reset_tileable,
+    .tiles_done = reset_done,
 };
 
 static dem_status run_update_spheres(struct dem_op *op, struct dem_sim *sim) {
   dem_sim_update_spheres(sim);
   return DEM_OK;
+}
+
+/* The near path places the active bodies' spheres from its own lists. */
+static int update_spheres_tileable(const struct dem_op *op,
+                                   const struct dem_sim *sim) {
+  return !dem_near_on(sim);
+}
+
+static void tile_update_spheres(struct dem_op *op, struct dem_sim *sim,
+                                size_t b0, size_t b1,
+                                struct dem_tile_sums *sums) {
+  struct dem_place_walls w;
+  dem_place_walls_of(&sim->walls, &w);
+  dem_place_bodies(&sim->s, &sim->b, b0, b1, &w, &sums->moved2, &sums->escaped);
+}
+
+static void update_spheres_done(struct dem_op *op, struct dem_sim *sim,
+                                const struct dem_tile_sums *sums) {
+  dem_sim_spheres_placed(sim, sums->moved2, sums->escaped);
 }
 
 const struct dem_operator_type dem_op_update_spheres = {
@@ -61,6 +108,9 @@ const struct dem_operator_type dem_op_update_spheres = {
            "spheres (neighbor_update, contact_forces).",
     .flags = DEM_OP_SPHERES,
     .run = run_update_spheres,
+    .tile = tile_update_spheres,
+    .tileable = update_spheres_tileable,
+    .tiles_done = update_spheres_done,
 };
 
 static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {

@@ -105,25 +105,32 @@ static void run_step_fn(const struct dem_op *op, struct dem_sim *sim, double h,
       });
 }
 
-static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
-  struct dem_bodies *b = &sim->b;
-  const struct dem_rotation_integrator *rot = op->rot;
+/* Whether this step renormalises (the before-force stage's
+ * normalise_every-th step of the run; sim->step steps are done). */
+static int normalise_now(const struct dem_op *op, const struct dem_sim *sim) {
   const struct rotation_op *r = op->state;
-  const double h = op->dt_scale * sim->dt;
-  const int after = op->stage == DEM_STAGE_AFTER;
-  /* Every normalise_every-th step of the run (sim->step steps are done). */
-  const int normalise = !after && r->normalise_every > 0 &&
-                        (sim->step + 1) % r->normalise_every == 0;
-  if (!after && rot->step_fn) {
-    run_step_fn(op, sim, h, normalise);
-    return DEM_OK;
-  }
-  const enum dem_rot_fn fn = after ? DEM_ROT_AFTER : DEM_ROT_BEFORE;
-  const enum dem_isa isa = dem_isa_best();
-  DEM_ROT_CHUNKS(b->n, i0, i1, {
-    dem_rot_bodies_advance(rot, fn, b, i0, i1, h, normalise, isa);
-  });
+  return op->stage != DEM_STAGE_AFTER && r->normalise_every > 0 &&
+         (sim->step + 1) % r->normalise_every == 0;
+}
+
+/* Integrators that evaluate loads inside the step (rk4) go body by body
+ * with their step function; the others in tiles. */
+static dem_status run_rotation(struct dem_op *op, struct dem_sim *sim) {
+  run_step_fn(op, sim, op->dt_scale * sim->dt, normalise_now(op, sim));
   return DEM_OK;
+}
+
+static int rotation_tileable(const struct dem_op *op,
+                             const struct dem_sim *sim) {
+  return op->stage == DEM_STAGE_AFTER || !op->rot->step_fn;
+}
+
+static void tile_rotation(struct dem_op *op, struct dem_sim *sim, size_t b0,
+                          size_t b1, struct dem_tile_sums *sums) {
+  const enum dem_rot_fn fn =
+      op->stage == DEM_STAGE_AFTER ? DEM_ROT_AFTER : DEM_ROT_BEFORE;
+  dem_rot_bodies_advance(op->rot, fn, &sim->b, b0, b1, op->dt_scale * sim->dt,
+                         normalise_now(op, sim), dem_isa_best());
 }
 
 const struct dem_operator_type dem_op_push_rotation = {
@@ -143,4 +150,6 @@ const struct dem_operator_type dem_op_push_rotation = {
     .init = init_rotation,
     .run = run_rotation,
     .release = release_rotation,
+    .tile = tile_rotation,
+    .tileable = rotation_tileable,
 };

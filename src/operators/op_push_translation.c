@@ -44,16 +44,10 @@ DEM_ISA_DISPATCH_STATIC(drift,
                         (struct dem_bodies * b, double h, size_t i0, size_t i1),
                         drift_lanes, (b, h, i0, i1))
 
-static dem_status run_push_velocity(struct dem_op *op, struct dem_sim *sim) {
-  struct dem_bodies *b = &sim->b;
-  const double h = op->dt_scale * sim->dt;
-  const size_t n = b->n;
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
-    size_t i0, i1; /* each thread its static slice of the bodies */
-    dem_thread_slice(n, &i0, &i1);
-    kick(b, h, i0, i1);
-  });
-  return DEM_OK;
+static void tile_push_velocity(struct dem_op *op, struct dem_sim *sim,
+                               size_t b0, size_t b1,
+                               struct dem_tile_sums *sums) {
+  kick(&sim->b, op->dt_scale * sim->dt, b0, b1);
 }
 
 const struct dem_operator_type dem_op_push_velocity = {
@@ -65,19 +59,13 @@ const struct dem_operator_type dem_op_push_velocity = {
     .params = dt_scale_params,
     .flags = DEM_OP_PUSH | DEM_OP_KICK,
     .init = init_push,
-    .run = run_push_velocity,
+    .tile = tile_push_velocity,
 };
 
-static dem_status run_push_position(struct dem_op *op, struct dem_sim *sim) {
-  struct dem_bodies *b = &sim->b;
-  const double h = op->dt_scale * sim->dt;
-  const size_t n = b->n;
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN, omp parallel, {
-    size_t i0, i1;
-    dem_thread_slice(n, &i0, &i1);
-    drift(b, h, i0, i1);
-  });
-  return DEM_OK;
+static void tile_push_position(struct dem_op *op, struct dem_sim *sim,
+                               size_t b0, size_t b1,
+                               struct dem_tile_sums *sums) {
+  drift(&sim->b, op->dt_scale * sim->dt, b0, b1);
 }
 
 const struct dem_operator_type dem_op_push_position = {
@@ -88,5 +76,5 @@ const struct dem_operator_type dem_op_push_position = {
     .params = dt_scale_params,
     .flags = DEM_OP_PUSH | DEM_OP_MOVES,
     .init = init_push,
-    .run = run_push_position,
+    .tile = tile_push_position,
 };

@@ -280,22 +280,114 @@ dem_status dem_pipeline_add_load(struct dem_pipeline *p,
  * evaluation (a predictor; for integrators with half-step angular
  * velocities, their own synchronisation); and the scheme's angular
  * velocity in the lab frame, which (with v) moved the bodies over the
- * step. */
-static void predict_velocities(const struct dem_pipeline *p,
-                               struct dem_sim *sim, double lag) {
+ * step. Bodies [i0, i1). */
+static void predict_range(const struct dem_pipeline *p, struct dem_sim *sim,
+                          double lag, size_t i0, size_t i1) {
   struct dem_bodies *b = &sim->b;
   const struct dem_op *rop = p->rotation;
   const struct dem_rotation_integrator *rot = rop ? rop->rot : NULL;
   const double h = lag * sim->dt, dt = rop ? rop->dt_scale * sim->dt : 0.0;
   const int sync = h > 0 && rot && rot->leapfrog && rot->sync;
-  const enum dem_isa isa = dem_isa_best();
-  DEM_ROT_CHUNKS(b->n, i0, i1, {
-    for (size_t i = i0; i < i1; i++) {
-      v3_copy(b->v_contact[i], b->v[i]);
-      v3_axpy(b->v_contact[i], h / b->mass[i], b->force[i]);
+  for (size_t i = i0; i < i1; i++) {
+    v3_copy(b->v_contact[i], b->v[i]);
+    v3_axpy(b->v_contact[i], h / b->mass[i], b->force[i]);
+  }
+  dem_rot_bodies_lab(rot, sync, b, i0, i1, dt, dem_isa_best());
+}
+
+static void predict_velocities(const struct dem_pipeline *p,
+                               struct dem_sim *sim, double lag) {
+  DEM_ROT_CHUNKS(sim->b.n, i0, i1, { predict_range(p, sim, lag, i0, i1); });
+}
+
+/* Whether an operator runs in tiles this step. */
+static int op_tiles(const struct dem_op *op, const struct dem_sim *sim) {
+  const struct dem_operator_type *t = op->type;
+  return t->tile && (!t->tileable || t->tileable(op, sim));
+}
+
+/* Bodies per tile: a tile's rows (about 500 bytes a rod of three
+ * spheres) stay in cache from one operator to the next. A multiple of
+ * the rotation blocks. In a gas of 1e6 spheres on one thread (AMD Zen 3),
+ * tiles of 64 bodies were slower than separate passes, and tiles of
+ * 256-2048 made the step 6-11 % faster. */
+enum { TILE_BODIES = 1024 };
+
+/* Where tile t of `tiles` over n bodies starts: on a multiple of the
+ * rotation blocks, but the end. */
+static size_t tile_start(size_t n, long t, long tiles) {
+  if (t == tiles)
+    return n;
+  return n * (size_t)t / (size_t)tiles / DEM_ROT_LANES * DEM_ROT_LANES;
+}
+
+/* Tiles [t0, t1) of `tiles` through the operators [i, j) (see
+ * run_tiles), their sums added to *sums; with `clock`, the time in each
+ * operator added to its seconds. */
+static void run_tile_range(struct dem_pipeline *p, struct dem_sim *sim,
+                           size_t i, size_t j, size_t predict_at, long tiles,
+                           size_t t0, size_t t1, int clock,
+                           struct dem_tile_sums *sums) {
+  const size_t n = sim->b.n;
+  for (size_t t = t0; t < t1; t++) {
+    const size_t b0 = tile_start(n, (long)t, tiles),
+                 b1 = tile_start(n, (long)t + 1, tiles);
+    for (size_t k = i; k < j; k++) {
+      struct dem_op *op = &p->ops[k];
+      const double start = clock ? omp_get_wtime() : 0.0;
+      if (k == predict_at)
+        predict_range(p, sim, p->velocity_lag, b0, b1);
+      op->type->tile(op, sim, b0, b1, sums);
+      if (clock)
+        op->seconds += omp_get_wtime() - start;
     }
-    dem_rot_bodies_lab(rot, sync, b, i0, i1, dt, isa);
-  });
+  }
+}
+
+/* The operators [i, j), each of which runs in tiles, a tile of bodies
+ * at a time through all of them, in one parallel region: a body's rows
+ * are read from memory once a step rather than once an operator, and
+ * since each operator touches only its tile's bodies, the results are
+ * those of running them one after another. The velocities are predicted
+ * in each tile just before operator `predict_at` (j: not). In parallel
+ * when the bodies (and the spheres, if the operators place them) are
+ * many; with timing, thread 0's time in each operator is counted as the
+ * operator's. */
+static void run_tiles(struct dem_pipeline *p, struct dem_sim *sim, size_t i,
+                      size_t j, size_t predict_at) {
+  const size_t n = sim->b.n;
+  size_t work = n;
+  for (size_t k = i; k < j; k++)
+    if (p->ops[k].type->flags & DEM_OP_SPHERES)
+      work += sim->s.n;
+  long tiles = (long)((n + TILE_BODIES - 1) / TILE_BODIES);
+  struct dem_tile_sums all = {0.0, 0};
+  if (work <= DEM_PARALLEL_MIN || omp_get_max_threads() == 1) {
+    run_tile_range(p, sim, i, j, predict_at, tiles, 0, (size_t)tiles, p->timing,
+                   &all);
+  } else {
+    const long threads = omp_get_max_threads();
+    tiles = (tiles + threads - 1) / threads * threads; /* as many on each */
+    double moved2 = 0.0;
+    int escaped = 0;
+#pragma omp parallel reduction(max : moved2) reduction(| : escaped)
+    {
+      struct dem_tile_sums sums = {0.0, 0};
+      size_t t0, t1;
+      dem_thread_slice((size_t)tiles, &t0, &t1);
+      run_tile_range(p, sim, i, j, predict_at, tiles, t0, t1,
+                     p->timing && omp_get_thread_num() == 0, &sums);
+      moved2 = sums.moved2 > moved2 ? sums.moved2 : moved2;
+      escaped |= sums.escaped;
+    }
+    all = (struct dem_tile_sums){moved2, escaped};
+  }
+  for (size_t k = i; k < j; k++) {
+    struct dem_op *op = &p->ops[k];
+    op->calls++;
+    if (op->type->tiles_done)
+      op->type->tiles_done(op, sim, &all);
+  }
 }
 
 static dem_status run_op(const struct dem_pipeline *p, struct dem_op *op,
@@ -309,6 +401,36 @@ static dem_status run_op(const struct dem_pipeline *p, struct dem_op *op,
   return st;
 }
 
+/* Operator i, and the ones after it that run in tiles with it; returns
+ * where the next run starts in *next. Positions are at t + dt from the
+ * operator after the last that moves bodies (those in tiles do not read
+ * t_eval, so it may change before them). Predicts the velocities before
+ * the first reset if *predicted is 0. */
+static dem_status run_from(struct dem_pipeline *p, struct dem_sim *sim,
+                           size_t i, size_t *next, int *predicted) {
+  struct dem_op *op = &p->ops[i];
+  const int tiles = op_tiles(op, sim);
+  size_t j = i + 1;
+  while (tiles && j < p->n_ops && op_tiles(&p->ops[j], sim))
+    j++;
+  *next = j;
+  if (p->last_move >= i && p->last_move < j)
+    sim->t_eval = sim->t + sim->dt;
+  if (!tiles) {
+    if (!*predicted && (op->type->flags & DEM_OP_RESET)) {
+      predict_velocities(p, sim, p->velocity_lag);
+      *predicted = 1;
+    }
+    return run_op(p, op, sim);
+  }
+  size_t predict_at = j;
+  for (size_t k = i; k < j && !*predicted; k++)
+    if (p->ops[k].type->flags & DEM_OP_RESET)
+      predict_at = k, *predicted = 1;
+  run_tiles(p, sim, i, j, predict_at);
+  return DEM_OK;
+}
+
 dem_status dem_pipeline_initial_forces(struct dem_pipeline *p,
                                        struct dem_sim *sim) {
   dem_status st = DEM_OK;
@@ -319,7 +441,11 @@ dem_status dem_pipeline_initial_forces(struct dem_pipeline *p,
   p->first_evaluation = 1;
   for (size_t i = 0; i < p->n_ops && !st; i++) {
     struct dem_op *op = &p->ops[i];
-    if (!(op->type->flags & DEM_OP_PUSH))
+    if (op->type->flags & DEM_OP_PUSH)
+      continue;
+    if (op_tiles(op, sim))
+      run_tiles(p, sim, i, i + 1, i + 1);
+    else
       st = op->type->run(op, sim);
   }
   p->first_evaluation = 0;
@@ -343,17 +469,9 @@ dem_status dem_pipeline_step(struct dem_pipeline *p, struct dem_sim *sim) {
   dem_status st;
   sim->t_eval = sim->t;
   int predicted = !p->predict_velocities;
-  for (size_t i = 0; i < p->n_ops; i++) {
-    if (i == p->last_move)
-      sim->t_eval = sim->t + sim->dt;
-    /* Before the force of the last evaluation is reset. */
-    if (!predicted && (p->ops[i].type->flags & DEM_OP_RESET)) {
-      predict_velocities(p, sim, p->velocity_lag);
-      predicted = 1;
-    }
-    if ((st = run_op(p, &p->ops[i], sim)))
+  for (size_t i = 0, next; i < p->n_ops; i = next)
+    if ((st = run_from(p, sim, i, &next, &predicted)))
       return st;
-  }
   sim->step++;
   sim->t = sim->t0 + (double)(sim->step - sim->step0) * sim->dt;
   return DEM_OK;

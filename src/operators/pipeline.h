@@ -25,6 +25,14 @@ enum dem_rot_stage { DEM_STAGE_FULL, DEM_STAGE_BEFORE, DEM_STAGE_AFTER };
 struct dem_op;
 struct dem_pipeline;
 
+/* What the tiles of a tiled run measure, per thread, and reduce at its
+ * end: update_spheres' largest squared displacement since the build
+ * (max) and whether a sphere left the box (or). */
+struct dem_tile_sums {
+  double moved2;
+  int escaped;
+};
+
 /* One entry of the operator table. */
 struct dem_operator_type {
   const char *name;
@@ -35,8 +43,21 @@ struct dem_operator_type {
    * operator's own state (op->state, which release frees). */
   dem_status (*init)(struct dem_op *op, const struct dem_node *params,
                      struct dem_sim *sim, struct dem_pipeline *p);
+  /* The whole step's work; may be NULL where tile always serves. */
   dem_status (*run)(struct dem_op *op, struct dem_sim *sim);
   void (*release)(struct dem_op *op);
+  /* Body-local operators (NULL: not one): the work on the bodies
+   * [b0, b1) and their spheres alone, reading nothing of other bodies
+   * and not sim->t_eval. The pipeline runs consecutive such operators
+   * together, a tile of bodies at a time, each tile through all of them
+   * while it is in cache (operators/pipeline.c). tileable (NULL: always)
+   * says whether tile serves this step, else run does; tiles_done (NULL:
+   * nothing) takes the reduced sums after the last tile. */
+  void (*tile)(struct dem_op *op, struct dem_sim *sim, size_t b0, size_t b1,
+               struct dem_tile_sums *sums);
+  int (*tileable)(const struct dem_op *op, const struct dem_sim *sim);
+  void (*tiles_done)(struct dem_op *op, struct dem_sim *sim,
+                     const struct dem_tile_sums *sums);
 };
 
 /* A load added to bodies: see operators/load.h. */

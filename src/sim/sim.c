@@ -118,11 +118,13 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
                     dem_thread_slice(nb, &i0, &i1);
                     dem_place_bodies(s, b, i0, i1, &w, &worst, &escaped);
                   });
-  /* The displacement since the last build and the wall check, while the
-   * positions are in cache (see dem_neighbors_stale and the runner). */
-  sim->nb.moved2 = worst;
+  dem_sim_spheres_placed(sim, worst, escaped);
+}
+
+void dem_sim_spheres_placed(struct dem_sim *sim, double moved2, int escaped) {
+  sim->nb.moved2 = moved2;
   sim->nb.far_bound2 = 0.0;
   sim->nb.moved2_known = 1;
-  s->escaped = escaped;
-  s->escape_known = 1;
+  sim->s.escaped = escaped;
+  sim->s.escape_known = 1;
 }

@@ -311,5 +311,10 @@ static inline void dem_body_rot_store(struct dem_bodies *b, size_t i,
  * stayed within skin/2 of where the last build saw them. Whoever reads
  * every sphere's position calls dem_near_place_all first. */
 void dem_sim_update_spheres(struct dem_sim *sim);
+/* Every sphere placed: records the largest squared displacement since the
+ * last build and whether a sphere left the box, which the neighbour
+ * check and the runner read while the positions are still in cache (see
+ * dem_neighbors_stale). */
+void dem_sim_spheres_placed(struct dem_sim *sim, double moved2, int escaped);
 
 #endif
