@@ -308,9 +308,10 @@ static int op_tiles(const struct dem_op *op, const struct dem_sim *sim) {
 
 /* Bodies per tile: a tile's rows (about 500 bytes a rod of three
  * spheres) stay in cache from one operator to the next. A multiple of
- * the rotation blocks. In a gas of 1e6 spheres on one thread (AMD Zen 3),
- * tiles of 64 bodies were slower than separate passes, and tiles of
- * 256-2048 made the step 6-11 % faster. */
+ * the rotation blocks. In the gas at 3e5 and 1e6 spheres on one thread
+ * (AMD Zen 3), tiles of 64 bodies were slower than separate passes, and
+ * tiles of 256-4096 made the step 6-11 % faster (docs/performance.md,
+ * "Body operators in tiles"). */
 enum { TILE_BODIES = 1024 };
 
 /* Where tile t of `tiles` over n bodies starts: on a multiple of the
