@@ -19,35 +19,11 @@ static inline void clear_sphere(struct dem_spheres *s, size_t i) {
     s->torque[i][0] = s->torque[i][1] = s->torque[i][2] = 0.0;
 }
 
-static dem_status run_reset(struct dem_op *op, struct dem_sim *sim) {
-  /* Sphere forces are zero already when gather_forces moved them onto the
-   * bodies: a pass over every sphere saved. With the near path
-   * (sim/near.h) only the active spheres can have any. */
-  const int near = dem_near_on(sim) != NULL;
-  struct dem_spheres *s = &sim->s;
-  const int *active = sim->nb.active;
-  long ns = s->forces_dirty ? (long)(near ? sim->nb.n_active : s->n) : 0;
-  long nb = (long)sim->b.n;
-  s->forces_dirty = 0;
-  /* In parallel: a serial memset was 5 % of a step that two threads
-   * otherwise split. */
-  DEM_PARALLEL_IF(ns + nb > DEM_PARALLEL_MIN, omp parallel, {
-    _Pragma("omp for schedule(static) nowait") for (long i = 0; i < ns; i++)
-        clear_sphere(s, near ? (size_t)active[i] : (size_t)i);
-    _Pragma("omp for schedule(static)") for (long i = 0; i < nb; i++) {
-      sim->b.force[i][0] = sim->b.force[i][1] = sim->b.force[i][2] = 0.0;
-      sim->b.torque[i][0] = sim->b.torque[i][1] = sim->b.torque[i][2] = 0.0;
-    }
-  });
-  return DEM_OK;
-}
-
-/* With the near path only the active spheres may hold forces, and they
- * are listed, not in the bodies' ranges: run_reset then. */
-static int reset_tileable(const struct dem_op *op, const struct dem_sim *sim) {
-  return !(sim->s.forces_dirty && dem_near_on(sim));
-}
-
+/* Sphere forces are zero already when gather_forces moved them onto the
+ * bodies (forces_dirty clear): a pass over the spheres saved. Otherwise
+ * (a force operator since the last gather) the tile's members are
+ * cleared; with the near path only the active ones can hold a force, and
+ * clearing the others too changes nothing. */
 static void tile_reset(struct dem_op *op, struct dem_sim *sim, size_t b0,
                        size_t b1, struct dem_tile_sums *sums) {
   struct dem_spheres *s = &sim->s;
@@ -69,9 +45,7 @@ const struct dem_operator_type dem_op_reset_forces = {
     .doc = "Zeroes the force and torque of every body and sphere, so the "
            "force operators after it add up this step's forces.",
     .flags = DEM_OP_FORCES | DEM_OP_RESET,
-    .run = run_reset,
     .tile = tile_reset,
-    .tileable = reset_tileable,
     .tiles_done = reset_done,
 };
 
