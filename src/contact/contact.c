@@ -13,9 +13,7 @@
 
 /* Contact `code` of a sphere's list (code: owned, ~code: its partner's)
  * as a place in the pair list (~code is code ^ -1: no branch). */
-static inline size_t pair_of(int code) {
-  return (size_t)(code ^ -(code < 0));
-}
+static inline size_t pair_of(int code) { return (size_t)(code ^ -(code < 0)); }
 
 /* Sphere i, once, into the list of nb->touching (m so far). */
 static inline void mark_touching(struct dem_neighbors *nb, size_t *m, int i) {
