@@ -309,7 +309,7 @@ START_TEST(rods_give_the_bits_of_one_at_a_time) {
       }
       for (size_t i = 0; i < m.s.n; i++)
         m.s.x[i][0] = m.s.x[i][1] = m.s.x[i][2] = -1234.5;
-      dem_place_bodies(&m.s, &m.b, k0, k1, &w, &worst, &out);
+      dem_place_bodies(&m.s, &m.b, NULL, k0, k1, &w, &worst, &out);
       ck_assert_mem_eq(m.s.x + i0, m.ref + i0, (i1 - i0) * sizeof *m.ref);
       for (size_t i = 0; i < m.s.n; i++)
         if (i < i0 || i >= i1)
@@ -337,12 +337,79 @@ START_TEST(rods_escapes_are_found_in_every_lane) {
         double worst = 0;
         for (size_t j = 0; j < 12; j++)
           want |= beyond(&m, j, &t);
-        dem_place_bodies(&m.s, &m.b, 0, 4, &t, &worst, &out);
+        dem_place_bodies(&m.s, &m.b, NULL, 0, 4, &t, &worst, &out);
         ck_assert_int_eq(out, want);
         ck_assert_int_eq(beyond(&m, i, &t), far);
         if (far)
           ck_assert_int_eq(out, 1);
       }
+  release(&m);
+}
+END_TEST
+
+/* Two shapes of three spheres, and rods of one or the other at scale 1
+ * or (bodies 5, 22 and 40) 1.5, their spheres' offsets and radii set as
+ * dem_body_pose sets them (the shape's times the scale): placed by
+ * dem_place_bodies with the shapes, which reads a four's members from its
+ * shape when the four are of one shape at scale 1, they land on the bits
+ * of one at a time, whatever the range. Fours of both kinds occur: runs
+ * of six bodies of a shape, so that some fours mix the two. */
+START_TEST(rods_of_a_shape_give_the_bits_of_one_at_a_time) {
+  dem_isa_limit((enum dem_isa)_i);
+  struct system m;
+  make_of(&m, 14 + (uint64_t)_i, 1);
+  struct dem_rng r;
+  dem_rng_seed(&r, 99);
+  double offset[2][3][3], radius[2][3];
+  struct dem_shape shape[2] = {{0}};
+  for (int k = 0; k < 2; k++) {
+    for (int j = 0; j < 3; j++) {
+      radius[k][j] = 0.1 + 0.3 * dem_rng_uniform(&r);
+      for (int a = 0; a < 3; a++)
+        offset[k][j][a] = 2 * dem_rng_uniform(&r) - 1;
+    }
+    shape[k].n_spheres = 3;
+    shape[k].offset = offset[k];
+    shape[k].radius = radius[k];
+  }
+  m.b.shape = malloc(N_BODIES * sizeof *m.b.shape);
+  m.b.scale = malloc(N_BODIES * sizeof *m.b.scale);
+  size_t scaled = 0;
+  for (size_t k = 0; k < N_BODIES; k++) {
+    const int sh = (int)(k / 6 % 2);
+    const double scale = k == 5 || k == 22 || k == 40 ? 1.5 : 1.0;
+    m.b.shape[k] = sh;
+    m.b.scale[k] = scale;
+    scaled += scale != 1.0;
+    for (size_t j = 0; j < 3; j++) {
+      const size_t i = 3 * k + j;
+      m.s.radius[i] = radius[sh][j] * scale;
+      for (int a = 0; a < 3; a++)
+        m.s.offset[i][a] = offset[sh][j][a] * scale;
+    }
+  }
+  ck_assert_uint_eq(scaled, 3);
+  reference(&m);
+  const struct dem_place_shapes shapes = {shape, 2};
+  const struct dem_place_walls w = {{-5, -5, -5}, {5, 5, 5}};
+  for (size_t k0 = 0; k0 < 8; k0++)
+    for (size_t k1 = k0; k1 <= N_BODIES; k1 += k1 < k0 + 9 ? 1 : 5) {
+      const size_t i0 = 3 * k0, i1 = 3 * k1;
+      double worst = 0, want = 0;
+      int out = 0, beyond_any = 0;
+      for (size_t i = i0; i < i1; i++) {
+        want = m.d2[i] > want ? m.d2[i] : want;
+        beyond_any |= beyond(&m, i, &w);
+      }
+      for (size_t i = 0; i < m.s.n; i++)
+        m.s.x[i][0] = m.s.x[i][1] = m.s.x[i][2] = -1234.5;
+      dem_place_bodies(&m.s, &m.b, &shapes, k0, k1, &w, &worst, &out);
+      ck_assert_mem_eq(m.s.x + i0, m.ref + i0, (i1 - i0) * sizeof *m.ref);
+      ck_assert_mem_eq(&worst, &want, sizeof want);
+      ck_assert_int_eq(out, beyond_any);
+    }
+  dem_isa_limit(DEM_ISA_AVX512);
+  free(m.b.shape), free(m.b.scale);
   release(&m);
 }
 END_TEST
@@ -361,6 +428,8 @@ static Suite *place_suite(void) {
   tcase_add_loop_test(tc, rods_give_the_bits_of_one_at_a_time, DEM_ISA_BASE,
                       DEM_ISA_AVX512 + 1);
   tcase_add_test(tc, rods_escapes_are_found_in_every_lane);
+  tcase_add_loop_test(tc, rods_of_a_shape_give_the_bits_of_one_at_a_time,
+                      DEM_ISA_BASE, DEM_ISA_AVX512 + 1);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -65,7 +65,9 @@ static void tile_update_spheres(struct dem_op *op, struct dem_sim *sim,
                                 struct dem_tile_sums *sums) {
   struct dem_place_walls w;
   dem_place_walls_of(&sim->walls, &w);
-  dem_place_bodies(&sim->s, &sim->b, b0, b1, &w, &sums->moved2, &sums->escaped);
+  const struct dem_place_shapes shapes = {sim->shapes, sim->n_shapes};
+  dem_place_bodies(&sim->s, &sim->b, &shapes, b0, b1, &w, &sums->moved2,
+                   &sums->escaped);
 }
 
 static void update_spheres_done(struct dem_op *op, struct dem_sim *sim,

@@ -24,12 +24,23 @@ void dem_place_range(struct dem_spheres *s, const struct dem_bodies *b,
                      size_t i0, size_t i1, const struct dem_place_walls *w,
                      double *worst, int *escaped);
 
+/* The shapes the bodies' `shape` indexes (sim->shapes): a body of scale
+ * 1 has its shape's offsets and radii, the same numbers as its spheres'
+ * (dem_body_pose). */
+struct dem_place_shapes {
+  const struct dem_shape *shape;
+  size_t n;
+};
+
 /* Places the members of bodies k0..k1-1, as dem_place_range does their
  * spheres (the same bits); rods (three members each) four at a time
- * with AVX2, each pose loaded once for its three spheres. */
+ * with AVX2, each pose loaded once for its three spheres, and the members
+ * of four rods of one shape at scale 1 from `shapes` (NULL: from the
+ * spheres' own offsets and radii always). */
 void dem_place_bodies(struct dem_spheres *s, const struct dem_bodies *b,
-                      size_t k0, size_t k1, const struct dem_place_walls *w,
-                      double *worst, int *escaped);
+                      const struct dem_place_shapes *shapes, size_t k0,
+                      size_t k1, const struct dem_place_walls *w, double *worst,
+                      int *escaped);
 
 /* Places the n spheres idx[0..n), each at its own body's pose. */
 void dem_place_list(struct dem_spheres *s, const struct dem_bodies *b,

@@ -106,6 +106,7 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
     dem_near_update_spheres(sim, &w);
     return;
   }
+  const struct dem_place_shapes shapes = {sim->shapes, sim->n_shapes};
   /* Each thread places the spheres of its static slice of the bodies in
    * vector lanes (sim/place.c). */
   const size_t nb = b->n;
@@ -116,7 +117,8 @@ void dem_sim_update_spheres(struct dem_sim *sim) {
                   {
                     size_t i0, i1;
                     dem_thread_slice(nb, &i0, &i1);
-                    dem_place_bodies(s, b, i0, i1, &w, &worst, &escaped);
+                    dem_place_bodies(s, b, &shapes, i0, i1, &w, &worst,
+                                     &escaped);
                   });
   dem_sim_spheres_placed(sim, worst, escaped);
 }
