@@ -4,6 +4,7 @@
 #include "sim/place.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "core/isa.h"
 
@@ -343,6 +344,17 @@ place_four(__m256d bx, __m256d by, __m256d bz, __m256d qw, __m256d qx,
   sum->out = _mm256_or_pd(sum->out, _mm256_or_pd(_mm256_or_pd(ox, oy), oz));
 }
 
+/* The twelve spheres of four rods, the first being sphere i, at the poses
+ * p with the members m: spheres i..i+3 of bodies (0 0 0 1), i+4.. of
+ * (1 1 2 2), i+8.. of (2 3 3 3). */
+DEM_TARGET_AVX2 static inline __attribute__((always_inline)) void
+place_rods4(const struct poses4 *p, const struct members4 *m,
+            const struct lanes *l, size_t i, struct sum4 *sum) {
+  PLACE_FOUR(p, _MM_SHUFFLE(1, 0, 0, 0), m, 0, l, 3 * i, sum);
+  PLACE_FOUR(p, _MM_SHUFFLE(2, 2, 1, 1), m, 1, l, 3 * (i + 4), sum);
+  PLACE_FOUR(p, _MM_SHUFFLE(3, 3, 3, 2), m, 2, l, 3 * (i + 8), sum);
+}
+
 /* Places the spheres of bodies k0..k1-1 (k1 - k0 >= 4), three each, the
  * first being sphere i0: four bodies at a time, the last four ending at
  * k1 (they may overlap the four before, whose spheres are then placed
@@ -359,7 +371,8 @@ place_rods_avx2(struct dem_spheres *s, const struct dem_bodies *b,
                 int *escaped) {
   const struct lanes l = lanes_of(s, w);
   struct sum4 sum = {_mm256_setzero_pd(), _mm256_setzero_pd()};
-  struct members4 own, of_shape;
+  struct members4 of_shape; /* set before use: shape_held is -1 */
+  memset(&of_shape, 0, sizeof of_shape);
   int shape_held = -1; /* whose members of_shape holds */
   for (size_t k4 = k0; k4 < k1; k4 += 4) {
     const size_t k = k4 + 4 <= k1 ? k4 : k1 - 4;
@@ -378,20 +391,16 @@ place_rods_avx2(struct dem_spheres *s, const struct dem_bodies *b,
     p.qy = _mm256_permute2f128_pd(l01, l23, 0x31);
     p.qz = _mm256_permute2f128_pd(h01, h23, 0x31);
     const size_t i = i0 + 3 * (k - k0);
-    const struct members4 *m = &own;
     int id;
     if (shapes && one_shape(b, k, shapes, &id)) {
       if (id != shape_held)
         members_of_shape(&shapes->shape[id], &of_shape), shape_held = id;
-      m = &of_shape;
+      place_rods4(&p, &of_shape, &l, i, &sum);
     } else {
+      struct members4 own;
       members_load(&l, i, &own);
+      place_rods4(&p, &own, &l, i, &sum);
     }
-    /* spheres i..i+3 of bodies (0 0 0 1), i+4.. of (1 1 2 2), i+8.. of
-     * (2 3 3 3) */
-    PLACE_FOUR(&p, _MM_SHUFFLE(1, 0, 0, 0), m, 0, &l, 3 * i, &sum);
-    PLACE_FOUR(&p, _MM_SHUFFLE(2, 2, 1, 1), m, 1, &l, 3 * (i + 4), &sum);
-    PLACE_FOUR(&p, _MM_SHUFFLE(3, 3, 3, 2), m, 2, &l, 3 * (i + 8), &sum);
   }
   double m[4];
   _mm256_storeu_pd(m, sum.most);
