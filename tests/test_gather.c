@@ -148,6 +148,7 @@ static void release(struct case_ *m) {
   free(sim->b.first_member), free(sim->b.x), free(sim->b.mass);
   free(sim->b.force), free(sim->b.torque), free(sim->s.x);
   free(sim->s.force), free(sim->s.torque), free(m->force), free(m->torque);
+  dem_scratch_release(&sim->nb.scratch);
 }
 
 START_TEST(gather_gives_the_sums_one_body_at_a_time) {
@@ -225,6 +226,46 @@ START_TEST(an_unmarked_body_is_not_read) {
 }
 END_TEST
 
+/* With the weights in place (dem_bodies.weighed: each body's force
+ * +0 + (+0 + m g) and its torque +0, as reset_forces writes them when
+ * gather_forces follows) and the marks: every body gets the sums it would
+ * get from a force and torque of +0, the marked ones set from their
+ * members (only those listed and read), the others left with their
+ * weights; every sphere's force moved, every mark and `weighed`
+ * cleared. */
+START_TEST(weighed_bodies_give_the_sums_from_zero) {
+  dem_isa_limit((enum dem_isa)(_i / 2));
+  const int torques = _i % 2;
+  struct case_ m;
+  make(&m, 81 + (uint64_t)_i, torques);
+  struct dem_bodies *b = &m.sim.b;
+  for (size_t k = 0; k < NB; k++) {
+    double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+    for (size_t i = b->first_member[k]; i < b->first_member[k + 1]; i++)
+      add_share(&m.sim.s, b->x[k], i, torques, f, t);
+    for (int c = 0; c < 3; c++) {
+      const double g = b->mass[k] * m.sim.gravity[c];
+      m.force[k][c] = 0.0 + (f[c] + g);
+      m.torque[k][c] = 0.0 + t[c];
+      b->force[k][c] = 0.0 + (0.0 + g);
+      b->torque[k][c] = 0.0;
+    }
+  }
+  mark(&m, torques, -1);
+  b->weighed = 1;
+  dem_forces_gather(&m.sim);
+  ck_assert_mem_eq(b->force, m.force, NB * sizeof *m.force);
+  ck_assert_mem_eq(b->torque, m.torque, NB * sizeof *m.torque);
+  for (size_t i = 0; i < m.sim.s.n; i++)
+    ck_assert(!holds_force(&m.sim.s, i, torques));
+  for (size_t k = 0; k < NB; k++)
+    ck_assert_int_eq(b->forced[k], 0);
+  ck_assert_int_eq(b->weighed, 0);
+  dem_isa_limit(DEM_ISA_AVX512);
+  release(&m);
+}
+END_TEST
+
 /* 600 rods in a box, dilute enough for the sparse contact gather. */
 static const char *rods_yaml =
     "simulation: {time_step: 2.0e-5, end_time: 1.0, seed: "
@@ -294,6 +335,8 @@ int main(void) {
   tcase_add_loop_test(tc, marked_bodies_give_the_same_sums, 0,
                       2 * (DEM_ISA_AVX512 + 1));
   tcase_add_loop_test(tc, an_unmarked_body_is_not_read, 0,
+                      2 * (DEM_ISA_AVX512 + 1));
+  tcase_add_loop_test(tc, weighed_bodies_give_the_sums_from_zero, 0,
                       2 * (DEM_ISA_AVX512 + 1));
   tcase_add_test(tc, contact_gather_marks_every_body_it_adds_to);
   tcase_add_test(tc, runs_are_the_same_with_the_marks_and_without);

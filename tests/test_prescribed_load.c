@@ -14,17 +14,24 @@
 /* The SPIRAL paper's cylinder: torque (0.5, 0, 0) N m in the body frame,
  * w0 = (0.3, -0.9, 0.6) rad/s (body), q0 = 1, dt = 1e-3, 1 s. The scheme
  * is set by the test. */
-static const char *cylinder_yaml =
-    "simulation: {time_step: 1.0e-3, end_time: 1.0}\n"
-    "materials: {steel: {density: 7750, young_modulus: 2.0e11, "
-    "poisson_ratio: 0.3}}\n"
-    "shapes:\n"
-    "  cylinder: {material: steel, spheres: [{center: [0, 0, 0], radius: "
-    "0.05}], mass: 9.13, inertia: [0.0114, 0.0228, 0.0228]}\n"
-    "particles:\n"
-    "  - body: {shape: cylinder, position: [0, 0, 0], angular_velocity: "
-    "[0.3, -0.9, 0.6], angular_velocity_frame: body}\n"
-    "loads: [{prescribed_load: {torque: [0.5, 0, 0], frame: body}}]\n";
+/* clang-format off */
+#define CYLINDER_YAML                                                          \
+  "simulation: {time_step: 1.0e-3, end_time: 1.0}\n"                          \
+  "materials: {steel: {density: 7750, young_modulus: 2.0e11, "                 \
+  "poisson_ratio: 0.3}}\n"                                                     \
+  "shapes:\n"                                                                  \
+  "  cylinder: {material: steel, spheres: [{center: [0, 0, 0], radius: "       \
+  "0.05}], mass: 9.13, inertia: [0.0114, 0.0228, 0.0228]}\n"                   \
+  "particles:\n"                                                               \
+  "  - body: {shape: cylinder, position: [0, 0, 0], angular_velocity: "        \
+  "[0.3, -0.9, 0.6], angular_velocity_frame: body}\n"
+/* clang-format on */
+#define BODY_LOAD "prescribed_load: {torque: [0.5, 0, 0], frame: body}"
+
+/* The load from the config's `loads` (placed after the scheme's last
+ * force operator), or, for a scheme that lists it itself, none there. */
+static const char *cylinder_yaml = CYLINDER_YAML "loads: [{" BODY_LOAD "}]\n";
+static const char *cylinder_bare_yaml = CYLINDER_YAML;
 
 /* The body-frame torque rotated to the lab by the orientation q/|q|. */
 static void unit_q_torque(void *ctx, double t, const double q[4],
@@ -42,16 +49,19 @@ struct load_case {
   const char *integrator;
   long normalise_every; /* 0: never */
   int two_stage;        /* a second push_rotation after the forces */
+  int between;          /* the load listed between the reset and the gather,
+                           where the reset must not write the weights */
 };
 
 /* Never normalised, pfc4 and direct_euler lengthen q by dt^2 |w|^2/8 per
  * step (|q| - 1 reaches 8e-2 at 1 s); velocity Verlet's second stage
  * takes the load at the new, not yet normalised q. */
-static const struct load_case cases[] = {{"pfc4", 0, 0},
-                                         {"pfc4", 3, 0},
-                                         {"direct_euler", 0, 0},
-                                         {"velocity_verlet", 0, 1},
-                                         {"velocity_verlet", 2, 1}};
+static const struct load_case cases[] = {{"pfc4", 0, 0, 0},
+                                         {"pfc4", 3, 0, 0},
+                                         {"direct_euler", 0, 0, 0},
+                                         {"velocity_verlet", 0, 1, 0},
+                                         {"velocity_verlet", 2, 1, 0},
+                                         {"pfc4", 0, 0, 1}};
 
 START_TEST(body_load_rotated_by_unit_quaternion) {
   const struct load_case *c = &cases[_i];
@@ -60,15 +70,15 @@ START_TEST(body_load_rotated_by_unit_quaternion) {
            "scheme={velocities: whole_step, operators: [push_velocity: "
            "{dt_scale: 0.5}, push_position: {dt_scale: 1.0}, push_rotation: "
            "{integrator: %s, normalise_every: %ld}, update_spheres, "
-           "reset_forces, neighbor_update, hertz_contacts, gather_forces, "
+           "reset_forces, %sneighbor_update, hertz_contacts, gather_forces, "
            "push_velocity: {dt_scale: 0.5}%s%s%s]}",
-           c->integrator, c->normalise_every,
+           c->integrator, c->normalise_every, c->between ? BODY_LOAD ", " : "",
            c->two_stage ? ", push_rotation: {integrator: " : "",
            c->two_stage ? c->integrator : "",
            c->two_stage ? ", stage: after_force}" : "");
   const char *sets[] = {scheme, NULL};
   struct fixture f;
-  fixture_start(&f, cylinder_yaml, sets);
+  fixture_start(&f, c->between ? cylinder_bare_yaml : cylinder_yaml, sets);
   fixture_steps(&f, f.sim.n_steps);
   ck_assert_int_eq(f.sim.n_steps, 1000);
 

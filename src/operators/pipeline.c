@@ -108,6 +108,21 @@ static dem_status insert_loads(struct dem_pipeline *p,
   return st;
 }
 
+/* Whether the reset at `reset` may write the bodies' weights for the
+ * gather after it (dem_bodies.weighed): only operators that neither read
+ * a body's force nor add to it come between them (the sphere update, the
+ * neighbour lists, the contact forces, which add to spheres). */
+static int gather_follows(const struct dem_pipeline *p, size_t reset) {
+  for (size_t k = reset + 1; k < p->n_ops; k++) {
+    const unsigned f = p->ops[k].type->flags;
+    if (f & DEM_OP_GATHER)
+      return 1;
+    if ((f & DEM_OP_PUSH) || ((f & DEM_OP_FORCES) && !(f & DEM_OP_CONTACTS)))
+      return 0;
+  }
+  return 0;
+}
+
 static dem_status build_from_list(struct dem_pipeline *p,
                                   const struct dem_node *list,
                                   const struct dem_node *loads,
@@ -134,6 +149,8 @@ static dem_status build_from_list(struct dem_pipeline *p,
       p->rotation = &p->ops[i];
     if (op_moves(&p->ops[i]))
       p->last_move = i + 1;
+    if (p->ops[i].type->flags & DEM_OP_RESET)
+      p->ops[i].weigh = gather_follows(p, i);
   }
   return DEM_OK;
 }

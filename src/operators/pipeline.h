@@ -17,7 +17,8 @@ enum dem_op_flags {
   DEM_OP_CONTACTS = 1u << 3, /* reads sphere positions for contacts */
   DEM_OP_PUSH = 1u << 4,     /* integrates velocities or positions */
   DEM_OP_RESET = 1u << 5,    /* zeroes the force accumulators */
-  DEM_OP_KICK = 1u << 6      /* advances velocities (push_velocity) */
+  DEM_OP_KICK = 1u << 6,     /* advances velocities (push_velocity) */
+  DEM_OP_GATHER = 1u << 7    /* sphere forces onto bodies (gather_forces) */
 };
 
 enum dem_rot_stage { DEM_STAGE_FULL, DEM_STAGE_BEFORE, DEM_STAGE_AFTER };
@@ -70,6 +71,7 @@ struct dem_op {
   double dt_scale;                           /* pushes */
   const struct dem_rotation_integrator *rot; /* push_rotation */
   enum dem_rot_stage stage;                  /* push_rotation */
+  int weigh;      /* reset_forces: writes the weights (dem_bodies.weighed) */
   void *state;    /* the operator's own, from init (NULL: none) */
   double seconds; /* wall time spent in run(), if the pipeline's timing */
   long calls;     /* for profiling only */

@@ -55,14 +55,16 @@ static DEM_ALWAYS_INLINE void add_sphere(struct dem_spheres *s,
  * would pay for zero tests that find nothing to skip. With `forced`
  * (dem_spheres.forces_marked), only a marked body's members are read, and
  * its mark is cleared: an unmarked body's have no force, and its sums are
- * what they would give, m g and +0. */
-static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
-                                          struct dem_spheres *s, long bi,
-                                          const double g[3], const size_t *act,
-                                          const int *active, int *forced,
-                                          const int torques, const int test) {
+ * what they would give, m g and +0 (already there if `set`: the bodies
+ * are `weighed`). With `set` the sums are set, not added. */
+static DEM_ALWAYS_INLINE void
+gather_body(struct dem_bodies *b, struct dem_spheres *s, long bi,
+            const double g[3], const size_t *act, const int *active,
+            int *forced, const int torques, const int test, const int set) {
   double f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
   if (forced) {
+    if (!forced[bi] && set)
+      return;
     if (forced[bi]) {
       for (size_t k = b->first_member[bi]; k < b->first_member[bi + 1]; k++)
         add_sphere(s, b->x[bi], k, f, t, torques, 1);
@@ -85,31 +87,46 @@ static DEM_ALWAYS_INLINE void gather_body(struct dem_bodies *b,
         add_sphere(s, b->x[bi], k, f, t, torques, 1);
   }
   v3_axpy(f, b->mass[bi], g);
+  if (set) {
+    v3_copy(b->force[bi], f);
+    v3_copy(b->torque[bi], t);
+    return;
+  }
   v3_add(b->force[bi], b->force[bi], f);
   v3_add(b->torque[bi], b->torque[bi], t);
 }
 
-/* Bodies [b0, b1); `act` (NULL or not) and `torques` are constants in
- * each of the four loops, which are compiled without their tests;
- * `forced` (NULL or the marks) is used without the near path only, a
- * test each body that the processor foresees. */
-static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
-                                           struct dem_spheres *s,
-                                           const double *g, const size_t *act,
-                                           const int *active, int *forced,
-                                           int torques, long b0, long b1) {
+/* Bodies [b0, b1); `act` (NULL or not), `torques` and `set` are
+ * constants in each of the loops, which are compiled without their
+ * tests; `forced` (NULL or the marks) is used without the near path only,
+ * a test each body that the processor foresees. */
+static DEM_ALWAYS_INLINE void
+gather_loops(struct dem_bodies *b, struct dem_spheres *s, const double *g,
+             const size_t *act, const int *active, int *forced, int torques,
+             const int set, long b0, long b1) {
   if (act && torques)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, act, active, NULL, 1, 1);
+      gather_body(b, s, bi, g, act, active, NULL, 1, 1, set);
   else if (act)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, act, active, NULL, 0, 1);
+      gather_body(b, s, bi, g, act, active, NULL, 0, 1, set);
   else if (torques)
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, forced, 1, 1);
+      gather_body(b, s, bi, g, NULL, active, forced, 1, 1, set);
   else
     for (long bi = b0; bi < b1; bi++)
-      gather_body(b, s, bi, g, NULL, active, forced, 0, 1);
+      gather_body(b, s, bi, g, NULL, active, forced, 0, 1, set);
+}
+
+/* gather_loops with `set` a constant too (eight loops). */
+static DEM_ALWAYS_INLINE void
+gather_range(struct dem_bodies *b, struct dem_spheres *s, const double *g,
+             const size_t *act, const int *active, int *forced, int torques,
+             int set, long b0, long b1) {
+  if (set)
+    gather_loops(b, s, g, act, active, forced, torques, 1, b0, b1);
+  else
+    gather_loops(b, s, g, act, active, forced, torques, 0, b0, b1);
 }
 
 /* In the best instruction set (core/isa.h): the members' zero tests in
@@ -117,22 +134,9 @@ static DEM_ALWAYS_INLINE void gather_range(struct dem_bodies *b,
 DEM_ISA_DISPATCH_STATIC(gather_bodies,
                         (struct dem_bodies * b, struct dem_spheres *s,
                          const double *g, const size_t *act, const int *active,
-                         int *forced, int torques, long b0, long b1),
+                         int *forced, int torques, int set, long b0, long b1),
                         gather_range,
-                        (b, s, g, act, active, forced, torques, b0, b1))
-
-#if DEM_ISA_VARIANTS
-#include <immintrin.h>
-
-/* How many bodies ahead gather_rods_avx2 asks for their positions: in
- * the gas, about half the bodies are marked, and 16 ahead was too close
- * for memory (gather_forces at 1e6 spheres 5-7 % faster with 48). */
-#define ROD_AHEAD 48
-
-/* From how many bodies (a thread's slice) it does: fewer, and the
- * positions are in cache, where asking costs instructions for nothing
- * (10,000 rods' spheres take 720 kB). */
-#define ROD_FAR 32768
+                        (b, s, g, act, active, forced, torques, set, b0, b1))
 
 /* Asks for every line of the bytes [begin, end) (rw: 1 if they will be
  * written; a macro, as __builtin_prefetch takes rw only as a constant). */
@@ -144,12 +148,82 @@ DEM_ISA_DISPATCH_STATIC(gather_bodies,
     __builtin_prefetch(end_ - 1, rw);                                          \
   } while (0)
 
+/* How many marked bodies ahead gather_marked asks for a body's own rows
+ * (its first member, pose, mass and sums); its members' rows (position,
+ * force, torque) are asked for half as far ahead, once the first member
+ * is in cache. */
+#define MARK_AHEAD 16
+
+static DEM_ALWAYS_INLINE void prefetch_body_rows(const struct dem_bodies *b,
+                                                 long k) {
+  __builtin_prefetch(&b->first_member[k], 0);
+  __builtin_prefetch(&b->first_member[k + 1], 0);
+  __builtin_prefetch(&b->mass[k], 0);
+  PREFETCH_SPAN(b->x[k], b->x[k + 1], 0);
+  PREFETCH_SPAN(b->force[k], b->force[k + 1], 1);
+  PREFETCH_SPAN(b->torque[k], b->torque[k + 1], 1);
+}
+
+static DEM_ALWAYS_INLINE void prefetch_member_rows(const struct dem_bodies *b,
+                                                   const struct dem_spheres *s,
+                                                   long k, int torques) {
+  const size_t i0 = b->first_member[k], i1 = b->first_member[k + 1];
+  PREFETCH_SPAN(s->x[i0], s->x[i1], 0);
+  PREFETCH_SPAN(s->force[i0], s->force[i1], 1);
+  if (torques)
+    PREFETCH_SPAN(s->torque[i0], s->torque[i1], 1);
+}
+
+/* Bodies [b0, b1) with the weights in place (dem_bodies.weighed) and the
+ * marks holding every body with a sphere force: the marked bodies only,
+ * the others holding what they would get. They are few and scattered (in
+ * the gas of 1e6 spheres 3-6 %), so they are listed first (into
+ * list[b0..], by a scan of the marks with no branch) and their rows asked
+ * for MARK_AHEAD marked bodies ahead: asked for a number of bodies ahead,
+ * as gather_rods_avx2 does, they came too late once the loop left the
+ * others alone. */
+static void gather_marked(struct dem_bodies *b, struct dem_spheres *s,
+                          const double *g, int *forced, int *list, int torques,
+                          long b0, long b1) {
+  int *l = list + b0;
+  long n = 0;
+  for (long k = b0; k < b1; k++) {
+    l[n] = (int)k;
+    n += forced[k] != 0;
+  }
+  for (long j = 0; j < n; j++) {
+    if (j + MARK_AHEAD < n)
+      prefetch_body_rows(b, l[j + MARK_AHEAD]);
+    if (j + MARK_AHEAD / 2 < n)
+      prefetch_member_rows(b, s, l[j + MARK_AHEAD / 2], torques);
+    /* as a body whose members are tested (its mark, scattered in a long
+     * array, would be waited for), then its mark cleared */
+    if (torques)
+      gather_body(b, s, l[j], g, NULL, NULL, NULL, 1, 1, 1);
+    else
+      gather_body(b, s, l[j], g, NULL, NULL, NULL, 0, 1, 1);
+    forced[l[j]] = 0;
+  }
+}
+
+#if DEM_ISA_VARIANTS
+#include <immintrin.h>
+
+/* How many bodies ahead gather_rods_avx2 asks for their positions: 16
+ * ahead was too close for memory (gather_forces at 1e6 spheres 5-7 %
+ * faster with 48). */
+#define ROD_AHEAD 48
+
+/* From how many bodies (a thread's slice) it does: fewer, and the
+ * positions are in cache, where asking costs instructions for nothing
+ * (10,000 rods' spheres take 720 kB). */
+#define ROD_FAR 32768
+
 /* Asks for the positions of bodies k .. k + 3 and of their members,
  * which the bodies with a force read (arms for the torques): those are
- * about half of the bodies in the dilute box, scattered, so the processor
- * does not foresee them, and with a million spheres each line comes from
- * memory. Asked for whether or not the body turns out to have a force
- * (most lines hold a member of one that does). */
+ * scattered, so the processor does not foresee them, and with a million spheres
+ * each line comes from memory. Asked for whether or not the body turns out to
+ * have a force (most lines hold a member of one that does). */
 static DEM_ALWAYS_INLINE void prefetch_positions(const struct dem_bodies *b,
                                                  const struct dem_spheres *s,
                                                  long k) {
@@ -182,9 +256,11 @@ static DEM_ALWAYS_INLINE void prefetch_forced(const struct dem_bodies *b,
  * (most of them have a contact, as in a packing at rest), fours with a
  * force are gathered body by body without testing their members again;
  * other fours, and the last bodies, body by body with the tests. */
-DEM_TARGET_AVX2 static void
-gather_rods_avx2(struct dem_bodies *b, struct dem_spheres *s, const double *g,
-                 int *forced, int torques, int dense, long b0, long b1) {
+DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
+                                             struct dem_spheres *s,
+                                             const double *g, int *forced,
+                                             int torques, int dense, int set,
+                                             long b0, long b1) {
   const size_t *first = b->first_member;
   const __m256d zero = _mm256_setzero_pd();
   /* g as the rows of four bodies lay it out: x y z x, y z x y, z x y z */
@@ -217,6 +293,8 @@ gather_rods_avx2(struct dem_bodies *b, struct dem_spheres *s, const double *g,
             any = _mm256_or_pd(any, _mm256_loadu_pd(ts + j));
         none = _mm256_testz_si256(_mm256_castpd_si256(any), bits);
       }
+      if (none && set) /* they hold what they would get */
+        continue;
       if (none) {
         const __m256d m = _mm256_loadu_pd(b->mass + k);
         const __m256d m0 = _mm256_permute4x64_pd(m, _MM_SHUFFLE(1, 0, 0, 0)),
@@ -237,23 +315,23 @@ gather_rods_avx2(struct dem_bodies *b, struct dem_spheres *s, const double *g,
         continue;
       }
       if (forced) {
-        gather_range(b, s, g, NULL, NULL, forced, torques, k, k + 4);
+        gather_range(b, s, g, NULL, NULL, forced, torques, set, k, k + 4);
         continue;
       }
       if (dense && torques) {
         for (long bi = k; bi < k + 4; bi++)
-          gather_body(b, s, bi, g, NULL, NULL, NULL, 1, 0);
+          gather_body(b, s, bi, g, NULL, NULL, NULL, 1, 0, set);
         continue;
       }
       if (dense) {
         for (long bi = k; bi < k + 4; bi++)
-          gather_body(b, s, bi, g, NULL, NULL, NULL, 0, 0);
+          gather_body(b, s, bi, g, NULL, NULL, NULL, 0, 0, set);
         continue;
       }
     }
-    gather_range(b, s, g, NULL, NULL, forced, torques, k, k + 4);
+    gather_range(b, s, g, NULL, NULL, forced, torques, set, k, k + 4);
   }
-  gather_range(b, s, g, NULL, NULL, forced, torques, k, b1);
+  gather_range(b, s, g, NULL, NULL, forced, torques, set, k, b1);
 }
 #endif
 
@@ -276,19 +354,33 @@ void dem_forces_gather(struct dem_sim *sim) {
    * path, which visits the active spheres only: then they are cleared). */
   int *forced = s->forces_marked && !act ? b->forced : NULL;
   int *clear = forced ? NULL : b->forced;
+  const int set = b->weighed;
+  /* With the weights in place, the marked bodies only, listed in the
+   * neighbours' scratch (gather_marked). */
+  int *list =
+      forced && set &&
+              !dem_scratch_reserve(&sim->nb.scratch, (size_t)n * sizeof *list)
+          ? sim->nb.scratch.p
+          : NULL;
   DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel, {
     size_t i0, i1;
     dem_thread_slice((size_t)n, &i0, &i1);
+    if (list)
+      gather_marked(b, s, g, forced, list, torques, (long)i0, (long)i1);
+    else
 #if DEM_ISA_VARIANTS
-    if (!act && dem_isa_best() >= DEM_ISA_AVX2)
-      gather_rods_avx2(b, s, g, forced, torques, dense, (long)i0, (long)i1);
+        if (!act && dem_isa_best() >= DEM_ISA_AVX2)
+      gather_rods_avx2(b, s, g, forced, torques, dense, set, (long)i0,
+                       (long)i1);
     else
 #endif
-      gather_bodies(b, s, g, act, active, forced, torques, (long)i0, (long)i1);
+      gather_bodies(b, s, g, act, active, forced, torques, set, (long)i0,
+                    (long)i1);
     if (clear && i1 > i0)
       memset(clear + i0, 0, (i1 - i0) * sizeof *clear);
   });
   /* No sphere holds a force now, and no body is marked. */
   sim->s.forces_dirty = 0;
   sim->s.forces_marked = b->forced != NULL;
+  b->weighed = 0;
 }

@@ -80,6 +80,14 @@ struct dem_bodies {
    * torque (see dem_spheres.forces_marked): set by the sparse contact
    * gather, cleared by gather_forces. */
   int *forced;
+  /* Whether each body's force is its weight as gather_forces gives a body
+   * without sphere forces, +0 + (+0 + m g), its torque +0, and nothing
+   * was added since: reset_forces writes them so where gather_forces
+   * follows with only contact operators between (dem_op.weigh).
+   * gather_forces then sets the sums of the bodies with sphere forces
+   * (the same bits as adding them to +0: no sum is -0), leaves the others
+   * as they are, and clears it. */
+  int weighed;
 };
 
 /* Spheres, structure of arrays, in body order (each body's members
