@@ -113,8 +113,9 @@ static DEM_ALWAYS_INLINE void prefetch_sphere(const struct dem_spheres *s,
  * no order a processor can foresee, so there is no branch on which: a
  * partner's force is added times -1 (f + -1 x is f - x, bit for bit),
  * and its torque is the pair's second. In the settled pile the gather
- * took 97-105 us a step where it took 114-125 with the branch
- * (docs/performance.md, "No branch on the owner in the dense gather"). */
+ * took 97-99 us a step where it took 114-117 with the branch (10th
+ * percentiles; docs/performance.md, "No branch on the owner in the dense
+ * gather"). */
 static DEM_ALWAYS_INLINE void gather_sphere(struct dem_spheres *s,
                                             const struct dem_neighbors *nb,
                                             const struct dem_contact_list *c,

@@ -28,8 +28,7 @@ static inline void clear_sphere(struct dem_spheres *s, size_t i) {
  * force gather_forces would give it without sphere forces, its weight,
  * while the tile is in cache: the gather then visits only the bodies with
  * a sphere force (dem_bodies.weighed). Not with the near path, whose
- * gather visits every body anyway (the chess box: 1.3 % more
- * instructions for nothing). */
+ * gather visits every body anyway: the weights would only cost. */
 static int weighs(const struct dem_op *op, const struct dem_sim *sim) {
   return op->weigh && !dem_near_on(sim);
 }

@@ -367,13 +367,12 @@ void dem_forces_gather(struct dem_sim *sim) {
     dem_thread_slice((size_t)n, &i0, &i1);
     if (list)
       gather_marked(b, s, g, forced, list, torques, (long)i0, (long)i1);
-    else
 #if DEM_ISA_VARIANTS
-        if (!act && dem_isa_best() >= DEM_ISA_AVX2)
+    else if (!act && dem_isa_best() >= DEM_ISA_AVX2)
       gather_rods_avx2(b, s, g, forced, torques, dense, set, (long)i0,
                        (long)i1);
-    else
 #endif
+    else
       gather_bodies(b, s, g, act, active, forced, torques, set, (long)i0,
                     (long)i1);
     if (clear && i1 > i0)
