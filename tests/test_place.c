@@ -286,6 +286,36 @@ START_TEST(nan_counts_for_nothing) {
 }
 END_TEST
 
+/* The rods of m (reference() done) placed by dem_place_bodies (with
+ * `shapes`, or NULL) over bodies [k0, k1) for every k0 below k0_end and
+ * k1 from k0 up, one at a time for nine, then `stride` at a time: the
+ * bits of one at a time, the same largest displacement and escapes, and
+ * the spheres outside the range untouched. */
+static void rods_in_every_range(struct system *m,
+                                const struct dem_place_shapes *shapes,
+                                size_t k0_end, size_t stride) {
+  const struct dem_place_walls w = {{-5, -5, -5}, {5, 5, 5}};
+  for (size_t k0 = 0; k0 < k0_end; k0++)
+    for (size_t k1 = k0; k1 <= N_BODIES; k1 += k1 < k0 + 9 ? 1 : stride) {
+      const size_t i0 = 3 * k0, i1 = 3 * k1;
+      double worst = 0, want = 0;
+      int out = 0, beyond_any = 0;
+      for (size_t i = i0; i < i1; i++) {
+        want = m->d2[i] > want ? m->d2[i] : want;
+        beyond_any |= beyond(m, i, &w);
+      }
+      for (size_t i = 0; i < m->s.n; i++)
+        m->s.x[i][0] = m->s.x[i][1] = m->s.x[i][2] = -1234.5;
+      dem_place_bodies(&m->s, &m->b, shapes, k0, k1, &w, &worst, &out);
+      ck_assert_mem_eq(m->s.x + i0, m->ref + i0, (i1 - i0) * sizeof *m->ref);
+      for (size_t i = 0; i < m->s.n; i++)
+        if (i < i0 || i >= i1)
+          ck_assert(m->s.x[i][0] == -1234.5 && m->s.x[i][2] == -1234.5);
+      ck_assert_mem_eq(&worst, &want, sizeof want);
+      ck_assert_int_eq(out, beyond_any);
+    }
+}
+
 /* Rods (bodies of three spheres) placed by dem_place_bodies, four bodies
  * at a time with AVX2: the bits of one at a time, for every start and
  * end of the range of bodies (the last four overlap the four before
@@ -297,26 +327,7 @@ START_TEST(rods_give_the_bits_of_one_at_a_time) {
   make_of(&m, 12 + (uint64_t)_i, 1);
   m.b.q[5][1] = NAN;
   reference(&m);
-  const struct dem_place_walls w = {{-5, -5, -5}, {5, 5, 5}};
-  for (size_t k0 = 0; k0 < 6; k0++)
-    for (size_t k1 = k0; k1 <= N_BODIES; k1 += k1 < k0 + 9 ? 1 : 7) {
-      const size_t i0 = 3 * k0, i1 = 3 * k1;
-      double worst = 0, want = 0;
-      int out = 0, beyond_any = 0;
-      for (size_t i = i0; i < i1; i++) {
-        want = m.d2[i] > want ? m.d2[i] : want;
-        beyond_any |= beyond(&m, i, &w);
-      }
-      for (size_t i = 0; i < m.s.n; i++)
-        m.s.x[i][0] = m.s.x[i][1] = m.s.x[i][2] = -1234.5;
-      dem_place_bodies(&m.s, &m.b, NULL, k0, k1, &w, &worst, &out);
-      ck_assert_mem_eq(m.s.x + i0, m.ref + i0, (i1 - i0) * sizeof *m.ref);
-      for (size_t i = 0; i < m.s.n; i++)
-        if (i < i0 || i >= i1)
-          ck_assert(m.s.x[i][0] == -1234.5 && m.s.x[i][2] == -1234.5);
-      ck_assert_mem_eq(&worst, &want, sizeof want);
-      ck_assert_int_eq(out, beyond_any);
-    }
+  rods_in_every_range(&m, NULL, 6, 7);
   dem_isa_limit(DEM_ISA_AVX512);
   release(&m);
 }
@@ -391,23 +402,7 @@ START_TEST(rods_of_a_shape_give_the_bits_of_one_at_a_time) {
   ck_assert_uint_eq(scaled, 3);
   reference(&m);
   const struct dem_place_shapes shapes = {shape, 2};
-  const struct dem_place_walls w = {{-5, -5, -5}, {5, 5, 5}};
-  for (size_t k0 = 0; k0 < 8; k0++)
-    for (size_t k1 = k0; k1 <= N_BODIES; k1 += k1 < k0 + 9 ? 1 : 5) {
-      const size_t i0 = 3 * k0, i1 = 3 * k1;
-      double worst = 0, want = 0;
-      int out = 0, beyond_any = 0;
-      for (size_t i = i0; i < i1; i++) {
-        want = m.d2[i] > want ? m.d2[i] : want;
-        beyond_any |= beyond(&m, i, &w);
-      }
-      for (size_t i = 0; i < m.s.n; i++)
-        m.s.x[i][0] = m.s.x[i][1] = m.s.x[i][2] = -1234.5;
-      dem_place_bodies(&m.s, &m.b, &shapes, k0, k1, &w, &worst, &out);
-      ck_assert_mem_eq(m.s.x + i0, m.ref + i0, (i1 - i0) * sizeof *m.ref);
-      ck_assert_mem_eq(&worst, &want, sizeof want);
-      ck_assert_int_eq(out, beyond_any);
-    }
+  rods_in_every_range(&m, &shapes, 8, 5);
   dem_isa_limit(DEM_ISA_AVX512);
   free(m.b.shape), free(m.b.scale);
   release(&m);
