@@ -371,7 +371,9 @@ place_rods_avx2(struct dem_spheres *s, const struct dem_bodies *b,
                 int *escaped) {
   const struct lanes l = lanes_of(s, w);
   struct sum4 sum = {_mm256_setzero_pd(), _mm256_setzero_pd()};
-  struct members4 of_shape; /* set before use: shape_held is -1 */
+  /* Set before its first use (shape_held is -1); zeroed only because gcc
+   * cannot see that and warns. */
+  struct members4 of_shape;
   memset(&of_shape, 0, sizeof of_shape);
   int shape_held = -1; /* whose members of_shape holds */
   for (size_t k4 = k0; k4 < k1; k4 += 4) {
