@@ -164,11 +164,16 @@ static DEM_ALWAYS_INLINE void prefetch_body_rows(const struct dem_bodies *b,
   PREFETCH_SPAN(b->torque[k], b->torque[k + 1], 1);
 }
 
-static DEM_ALWAYS_INLINE void prefetch_member_rows(const struct dem_bodies *b,
-                                                   const struct dem_spheres *s,
-                                                   long k, int torques) {
-  const size_t i0 = b->first_member[k], i1 = b->first_member[k + 1];
+/* Asks for the rows of the members of bodies [k0, k1): their positions
+ * and, with `forces`, their forces (and torques). */
+static DEM_ALWAYS_INLINE void prefetch_members(const struct dem_bodies *b,
+                                               const struct dem_spheres *s,
+                                               long k0, long k1, int forces,
+                                               int torques) {
+  const size_t i0 = b->first_member[k0], i1 = b->first_member[k1];
   PREFETCH_SPAN(s->x[i0], s->x[i1], 0);
+  if (!forces)
+    return;
   PREFETCH_SPAN(s->force[i0], s->force[i1], 1);
   if (torques)
     PREFETCH_SPAN(s->torque[i0], s->torque[i1], 1);
@@ -194,8 +199,10 @@ static void gather_marked(struct dem_bodies *b, struct dem_spheres *s,
   for (long j = 0; j < n; j++) {
     if (j + MARK_AHEAD < n)
       prefetch_body_rows(b, l[j + MARK_AHEAD]);
-    if (j + MARK_AHEAD / 2 < n)
-      prefetch_member_rows(b, s, l[j + MARK_AHEAD / 2], torques);
+    if (j + MARK_AHEAD / 2 < n) {
+      const long k = l[j + MARK_AHEAD / 2];
+      prefetch_members(b, s, k, k + 1, 1, torques);
+    }
     /* as a body whose members are tested (its mark, scattered in a long
      * array, would be waited for), then its mark cleared */
     if (torques)
@@ -227,7 +234,7 @@ static void gather_marked(struct dem_bodies *b, struct dem_spheres *s,
 static DEM_ALWAYS_INLINE void prefetch_positions(const struct dem_bodies *b,
                                                  const struct dem_spheres *s,
                                                  long k) {
-  PREFETCH_SPAN(s->x[b->first_member[k]], s->x[b->first_member[k + 4]], 0);
+  prefetch_members(b, s, k, k + 4, 0, 0);
   for (long j = 0; j < 4; j++) /* 96 bytes: up to three lines */
     __builtin_prefetch(b->x[k + j], 0);
   __builtin_prefetch(&b->x[k + 3][2], 0);
@@ -241,11 +248,8 @@ static DEM_ALWAYS_INLINE void prefetch_forced(const struct dem_bodies *b,
                                               int torques) {
   if (!(forced[k] | forced[k + 1] | forced[k + 2] | forced[k + 3]))
     return;
-  const size_t i0 = b->first_member[k], i1 = b->first_member[k + 4];
   prefetch_positions(b, s, k);
-  PREFETCH_SPAN(s->force[i0], s->force[i1], 1);
-  if (torques)
-    PREFETCH_SPAN(s->torque[i0], s->torque[i1], 1);
+  prefetch_members(b, s, k, k + 4, 1, torques);
 }
 
 /* Without the near path, four bodies of twelve spheres in all (rods) at
