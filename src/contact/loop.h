@@ -5,6 +5,7 @@
 #define DEM_CONTACT_LOOP_H
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -533,7 +534,8 @@ dem_mesh_work(const struct dem_sim *sim, int i, int wall,
 
 /* Contacts [k0, k1) of list c (pairs: walls = 0; sphere-wall: walls = 1),
  * whole owners, through `kernel` (or `lanes`): each owner's work summed in
- * key order, so its dissipated work sums alike whoever does it. */
+ * key order, so its dissipated work sums alike whoever does it. Those
+ * that touch are listed in c->touched_at from k0 on, for the gather. */
 static DEM_ALWAYS_INLINE void
 dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
                   size_t k1, const int walls, const int periodic, double dt,
@@ -553,9 +555,12 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   dem_prefetch_range(sim, c, k0,
                      k0 + DEM_CENTRES_AHEAD < k1 ? k0 + DEM_CENTRES_AHEAD : k1,
                      walls);
+  size_t *touched_at = c->touched_at + k0; /* the gather's list */
   for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
     const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
     dem_block_sort(sim, c, &blk, kb, ke, walls, periodic, lanes && !walls);
+    for (unsigned e = 0; e < blk.n_touch; e++) /* they will have touched */
+      *touched_at++ = kb + blk.touch[e];
     if (dissipative || meshes_move)
       memset(blk.worked, 0, ke - kb);
 
@@ -714,6 +719,8 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
       }
     }
   }
+  if (touched_at < c->touched_at + k1)
+    *touched_at = SIZE_MAX;
   dem_owner_flush(sim, &sum);
 }
 

@@ -156,6 +156,11 @@ struct dem_contact_list {
                           their centres (models with torques only) */
   int *touched;        /* 0: it did not touch at the last evaluation, and its
                           force, torques and history are zero */
+  /* The places of the contacts that touched at the last evaluation, as
+   * the contact loop listed them: each chunk of the loop's
+   * (dem_owner_chunk) from its first place, ended by SIZE_MAX where the
+   * chunk has room (contact/loop.h). */
+  size_t *touched_at;
   /* Wall contacts with a mesh patch: their candidate triangles
    * (sim/mesh_walls.h; NULL when there are no meshes). */
   size_t *tri_first, *tri_count;
