@@ -559,7 +559,7 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
   for (size_t kb = k0; kb < k1; kb += DEM_BLOCK) {
     const size_t ke = kb + DEM_BLOCK < k1 ? kb + DEM_BLOCK : k1;
     dem_block_sort(sim, c, &blk, kb, ke, walls, periodic, lanes && !walls);
-    for (unsigned e = 0; e < blk.n_touch; e++) /* they will have touched */
+    for (unsigned e = 0; e < blk.n_touch; e++) /* each will be `touched` */
       *touched_at++ = kb + blk.touch[e];
     if (dissipative || meshes_move)
       memset(blk.worked, 0, ke - kb);
