@@ -417,6 +417,74 @@ START_TEST(every_evaluation_and_parting_is_accounted_once) {
 }
 END_TEST
 
+/* ---- the touching contacts as the loop lists them ------------------- */
+
+/* Chunk by chunk (dem_owner_chunk), c->touched_at must hold the places
+ * of exactly the contacts with `touched` set, ascending, then SIZE_MAX
+ * where the chunk has room. Returns how many touch; counts the chunks. */
+static size_t check_touched_list(const struct dem_contact_list *c,
+                                 size_t *chunks_seen) {
+  const size_t chunks = (c->n + DEM_CHUNK - 1) / DEM_CHUNK;
+  size_t touching = 0;
+  for (size_t j = 0; j < chunks; j++) {
+    size_t k0, k1, e;
+    dem_owner_chunk((const int(*)[2])c->ij, c->n, j, &k0, &k1);
+    e = k0;
+    for (size_t k = k0; k < k1; k++) {
+      if (!c->touched[k])
+        continue;
+      ck_assert_msg(e < k1 && c->touched_at[e] == k,
+                    "chunk %zu: contact %zu touches, not listed in order", j,
+                    k);
+      e++;
+      touching++;
+    }
+    if (e < k1)
+      ck_assert_msg(c->touched_at[e] == SIZE_MAX,
+                    "chunk %zu: its list of %zu does not end", j, e - k0);
+  }
+  *chunks_seen += chunks;
+  return touching;
+}
+
+/* The rods box with more rods and a wider skin: several chunks of pairs. */
+static const char *rods_many_yaml =
+    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 12}\n"
+    "materials: {glass: {density: 2500, young_modulus: 1.0e9, "
+    "poisson_ratio: 0.1}}\n"
+    "shapes:\n"
+    "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "
+    "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "
+    "radius: 0.035}]}\n"
+    "particles: [{random_fill: {shape: rod, count: 1200, speed: 3.0, "
+    "angular_speed: 30}}]\n"
+    "domain: {box: {min: [0, 0, 0], max: [1.6, 1.6, 1.6]}, wall_material: "
+    "glass}\n"
+    "contact: {skin: 0.05}\n";
+
+/* After each of 200 steps of that box, on 1 and on 2 threads (each
+ * thread its share of the chunks), for the pairs and the walls. */
+START_TEST(touching_contacts_are_listed_chunk_by_chunk) {
+  int saved = omp_get_max_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    omp_set_num_threads(threads);
+    struct fixture f;
+    start_linear(&f, rods_many_yaml);
+    size_t pairs = 0, walls = 0, chunks = 0, steps = 200;
+    for (size_t step = 0; step < steps; step++) {
+      fixture_steps(&f, 1);
+      pairs += check_touched_list(&f.sim.pairs, &chunks);
+      walls += check_touched_list(&f.sim.wall_contacts, &chunks);
+    }
+    ck_assert_msg(pairs > 1000 && walls > 50 && chunks > 3 * steps,
+                  "%zu touching pairs, %zu walls, %zu chunks: a weak test",
+                  pairs, walls, chunks);
+    fixture_end(&f);
+  }
+  omp_set_num_threads(saved);
+}
+END_TEST
+
 static Suite *contacts_suite(void) {
   Suite *s = suite_create("contacts");
   TCase *tc = tcase_create("core");
@@ -425,6 +493,7 @@ static Suite *contacts_suite(void) {
   tcase_add_test(tc, histories_survive_rebuilds_and_sorts);
   tcase_add_test(tc, the_build_keeps_each_pairs_constants);
   tcase_add_test(tc, every_evaluation_and_parting_is_accounted_once);
+  tcase_add_test(tc, touching_contacts_are_listed_chunk_by_chunk);
   suite_add_tcase(s, tc);
   return s;
 }
