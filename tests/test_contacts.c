@@ -169,19 +169,23 @@ END_TEST
 
 /* ---- histories through rebuilds and re-sorts ------------------------- */
 
+/* Glass rods of three spheres in a glass box of 1.6 m, the parts the
+ * rods configs below share. */
+#define RODS_SHAPE                                                             \
+  "materials: {glass: {density: 2500, young_modulus: 1.0e9, "                  \
+  "poisson_ratio: 0.1}}\n"                                                     \
+  "shapes:\n"                                                                  \
+  "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "        \
+  "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "        \
+  "radius: 0.035}]}\n"
+#define RODS_BOX                                                               \
+  "domain: {box: {min: [0, 0, 0], max: [1.6, 1.6, 1.6]}, wall_material: "      \
+  "glass}\n"
+
 static const char *rods_yaml =
-    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 11}\n"
-    "materials: {glass: {density: 2500, young_modulus: 1.0e9, "
-    "poisson_ratio: 0.1}}\n"
-    "shapes:\n"
-    "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "
-    "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "
-    "radius: 0.035}]}\n"
+    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 11}\n" RODS_SHAPE
     "particles: [{random_fill: {shape: rod, count: 900, speed: 3.0, "
-    "angular_speed: 30}}]\n"
-    "domain: {box: {min: [0, 0, 0], max: [1.6, 1.6, 1.6]}, wall_material: "
-    "glass}\n"
-    "contact: {skin: 0.01}\n";
+    "angular_speed: 30}}]\n" RODS_BOX "contact: {skin: 0.01}\n";
 
 /* What a test remembers of one contact: its key and history. */
 struct remembered {
@@ -449,18 +453,9 @@ static size_t check_touched_list(const struct dem_contact_list *c,
 
 /* The rods box with more rods and a wider skin: several chunks of pairs. */
 static const char *rods_many_yaml =
-    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 12}\n"
-    "materials: {glass: {density: 2500, young_modulus: 1.0e9, "
-    "poisson_ratio: 0.1}}\n"
-    "shapes:\n"
-    "  rod: {material: glass, spheres: [{center: [-0.07, 0, 0], radius: "
-    "0.035}, {center: [0, 0, 0], radius: 0.035}, {center: [0.07, 0, 0], "
-    "radius: 0.035}]}\n"
+    "simulation: {time_step: 3.8e-5, end_time: 1.0, seed: 12}\n" RODS_SHAPE
     "particles: [{random_fill: {shape: rod, count: 1200, speed: 3.0, "
-    "angular_speed: 30}}]\n"
-    "domain: {box: {min: [0, 0, 0], max: [1.6, 1.6, 1.6]}, wall_material: "
-    "glass}\n"
-    "contact: {skin: 0.05}\n";
+    "angular_speed: 30}}]\n" RODS_BOX "contact: {skin: 0.05}\n";
 
 /* After each of 200 steps of that box, on 1 and on 2 threads (each
  * thread its share of the chunks), for the pairs and the walls. */
