@@ -333,27 +333,54 @@ START_TEST(rods_give_the_bits_of_one_at_a_time) {
 }
 END_TEST
 
-/* Rods: escapes through each of the six walls by each of the first 12
- * spheres (every lane of the four bodies), just beyond and just short. */
+/* Rods: the largest displacement, sphere 0's (the first lane), survives
+ * a NaN pose that reaches the same lane later (body 8: the first lane of
+ * the second eight, of the third four), as `d2 > most ? d2 : most` keeps
+ * it; a lane maximum that took the NaN would lose it. */
+START_TEST(rods_keep_the_largest_displacement_past_a_nan) {
+  dem_isa_limit((enum dem_isa)_i);
+  struct system m;
+  make_of(&m, 15, 1);
+  m.s.x_build[0][0] += 100.0;
+  m.b.q[8][0] = NAN;
+  reference(&m);
+  double want = 0, worst = 0;
+  int out = 0;
+  for (size_t i = 0; i < 48; i++)
+    want = m.d2[i] > want ? m.d2[i] : want;
+  ck_assert(want > 1e4 && want == m.d2[0] && isnan(m.d2[24]));
+  const struct dem_place_walls w = {{-50, -50, -50}, {50, 50, 50}};
+  dem_place_bodies(&m.s, &m.b, NULL, 0, 16, &w, &worst, &out);
+  ck_assert_mem_eq(&worst, &want, sizeof want);
+  dem_isa_limit(DEM_ISA_AVX512);
+  release(&m);
+}
+END_TEST
+
+/* Rods: escapes through each of the six walls by each of the first 24
+ * spheres (every lane of the eight bodies: two fours for AVX2, one eight
+ * for AVX-512), just beyond and just short. */
 START_TEST(rods_escapes_are_found_in_every_lane) {
+  dem_isa_limit((enum dem_isa)_i);
   struct system m;
   make_of(&m, 13, 1);
   reference(&m);
   const struct dem_place_walls w = {{-20, -20, -20}, {20, 20, 20}};
-  for (size_t i = 0; i < 12; i++)
+  for (size_t i = 0; i < 24; i++)
     for (int side = 0; side < 6; side++)
       for (int far = 0; far < 2; far++) {
         const struct dem_place_walls t = wall_moved(&m, i, side, far, &w);
         int want = 0, out = 0;
         double worst = 0;
-        for (size_t j = 0; j < 12; j++)
+        for (size_t j = 0; j < 24; j++)
           want |= beyond(&m, j, &t);
-        dem_place_bodies(&m.s, &m.b, NULL, 0, 4, &t, &worst, &out);
+        dem_place_bodies(&m.s, &m.b, NULL, 0, 8, &t, &worst, &out);
         ck_assert_int_eq(out, want);
         ck_assert_int_eq(beyond(&m, i, &t), far);
         if (far)
           ck_assert_int_eq(out, 1);
       }
+  dem_isa_limit(DEM_ISA_AVX512);
   release(&m);
 }
 END_TEST
@@ -361,10 +388,12 @@ END_TEST
 /* Two shapes of three spheres, and rods of one or the other at scale 1
  * or (bodies 5, 22 and 40) 1.5, their spheres' offsets and radii set as
  * dem_body_pose sets them (the shape's times the scale): placed by
- * dem_place_bodies with the shapes, which reads a four's members from its
- * shape when the four are of one shape at scale 1, they land on the bits
- * of one at a time, whatever the range. Fours of both kinds occur: runs
- * of six bodies of a shape, so that some fours mix the two. */
+ * dem_place_bodies with the shapes, which reads a four's (AVX2) or an
+ * eight's (AVX-512) members from its shape when they are of one shape at
+ * scale 1, they land on the bits of one at a time, whatever the range.
+ * Fours and eights of both kinds occur: runs of twelve bodies of a
+ * shape, so that some mix the two (bodies 24-31 are an eight of one
+ * shape, 8-15 one of both). */
 START_TEST(rods_of_a_shape_give_the_bits_of_one_at_a_time) {
   dem_isa_limit((enum dem_isa)_i);
   struct system m;
@@ -387,7 +416,7 @@ START_TEST(rods_of_a_shape_give_the_bits_of_one_at_a_time) {
   m.b.scale = malloc(N_BODIES * sizeof *m.b.scale);
   size_t scaled = 0;
   for (size_t k = 0; k < N_BODIES; k++) {
-    const int sh = (int)(k / 6 % 2);
+    const int sh = (int)(k / 12 % 2);
     const double scale = k == 5 || k == 22 || k == 40 ? 1.5 : 1.0;
     m.b.shape[k] = sh;
     m.b.scale[k] = scale;
@@ -422,7 +451,10 @@ static Suite *place_suite(void) {
   tcase_add_test(tc, nan_counts_for_nothing);
   tcase_add_loop_test(tc, rods_give_the_bits_of_one_at_a_time, DEM_ISA_BASE,
                       DEM_ISA_AVX512 + 1);
-  tcase_add_test(tc, rods_escapes_are_found_in_every_lane);
+  tcase_add_loop_test(tc, rods_escapes_are_found_in_every_lane, DEM_ISA_BASE,
+                      DEM_ISA_AVX512 + 1);
+  tcase_add_loop_test(tc, rods_keep_the_largest_displacement_past_a_nan,
+                      DEM_ISA_BASE, DEM_ISA_AVX512 + 1);
   tcase_add_loop_test(tc, rods_of_a_shape_give_the_bits_of_one_at_a_time,
                       DEM_ISA_BASE, DEM_ISA_AVX512 + 1);
   suite_add_tcase(s, tc);

@@ -33,10 +33,10 @@ struct dem_place_shapes {
 };
 
 /* Places the members of bodies k0..k1-1, as dem_place_range does their
- * spheres (the same bits); rods (three members each) four at a time
- * with AVX2, each pose loaded once for its three spheres, and the members
- * of four rods of one shape at scale 1 from `shapes` (NULL: from the
- * spheres' own offsets and radii always). */
+ * spheres (the same bits); rods (three members each) eight at a time with
+ * AVX-512 or four at a time with AVX2, each pose loaded once for its three
+ * spheres, and the members of rods of one shape at scale 1 from `shapes`
+ * (NULL: from the spheres' own offsets and radii always). */
 void dem_place_bodies(struct dem_spheres *s, const struct dem_bodies *b,
                       const struct dem_place_shapes *shapes, size_t k0,
                       size_t k1, const struct dem_place_walls *w, double *worst,
