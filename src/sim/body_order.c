@@ -17,6 +17,7 @@ struct dem_order_work {
   size_t *key, *order;  /* per body: cell, new -> old */
   size_t *first;        /* n_bodies + 1: new first members */
   size_t *sphere_order; /* per sphere: new -> old */
+  size_t *corder;       /* per contact of either list: new -> old */
   void *buf;            /* one array's worth, for the permutation */
   struct dem_grid grid;
 };
@@ -40,22 +41,32 @@ void dem_body_order_release(struct dem_neighbors *nb) {
   nb->order_work = NULL;
 }
 
-/* Scratch for n_bodies and n_spheres, in the neighbour build's. */
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
+
+/* Scratch for n_bodies and n_spheres and both contact lists, in the
+ * neighbour build's (kept from sort to sort: the contacts' buffers were
+ * allocated and freed at each sort, and their pages faulted in anew). */
 static dem_status reserve(struct dem_sim *sim, struct dem_neighbors *nb,
                           size_t n_bodies, size_t n_spheres) {
   if (!nb->order_work && !(nb->order_work = calloc(1, sizeof *nb->order_work)))
     return dem_fail(DEM_ERR_NOMEM, "out of memory for sorting bodies");
   struct dem_order_work *w = nb->order_work;
-  /* The widest per-item array of bodies or of spheres. */
-  size_t bytes = n_bodies * dem_fields_max_item_bytes(sim, DEM_ITEM_BODIES);
-  size_t sb = n_spheres * dem_fields_max_item_bytes(sim, DEM_ITEM_SPHERES);
-  if (sb > bytes)
-    bytes = sb;
+  const size_t n_pairs = sim->pairs.n, n_walls = sim->wall_contacts.n;
+  /* The widest per-item array of bodies, spheres or contacts. */
+  size_t bytes =
+      max_size(n_bodies * dem_fields_max_item_bytes(sim, DEM_ITEM_BODIES),
+               n_spheres * dem_fields_max_item_bytes(sim, DEM_ITEM_SPHERES));
+  bytes =
+      max_size(bytes, n_pairs * dem_fields_max_item_bytes(sim, DEM_ITEM_PAIRS));
+  bytes = max_size(
+      bytes, n_walls * dem_fields_max_item_bytes(sim, DEM_ITEM_WALL_CONTACTS));
+  const size_t n_contacts = max_size(max_size(n_pairs, n_walls), 1);
   const size_t z = sizeof(size_t);
   dem_status st = dem_scratch_reserve(
       &nb->scratch,
       2 * dem_scratch_size(n_bodies, z) + dem_scratch_size(n_bodies + 1, z) +
-          dem_scratch_size(n_spheres, z) + dem_scratch_size(bytes, 1));
+          dem_scratch_size(n_spheres, z) + dem_scratch_size(n_contacts, z) +
+          dem_scratch_size(bytes, 1));
   if (st)
     return st;
   size_t at = 0;
@@ -63,6 +74,7 @@ static dem_status reserve(struct dem_sim *sim, struct dem_neighbors *nb,
   w->order = dem_scratch_take(&nb->scratch, &at, n_bodies, z);
   w->first = dem_scratch_take(&nb->scratch, &at, n_bodies + 1, z);
   w->sphere_order = dem_scratch_take(&nb->scratch, &at, n_spheres, z);
+  w->corder = dem_scratch_take(&nb->scratch, &at, n_contacts, z);
   w->buf = dem_scratch_take(&nb->scratch, &at, bytes, 1);
   return DEM_OK;
 }
@@ -114,8 +126,7 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
    * contacts with their owners. */
   dem_fields_permute(sim, DEM_ITEM_BODIES, nb, w->order, w->buf);
   dem_fields_permute(sim, DEM_ITEM_SPHERES, ns, w->sphere_order, w->buf);
-  if ((st = dem_contacts_follow(sim, w->sphere_order)))
-    return st;
+  dem_contacts_follow(sim, w->sphere_order, w->corder, w->buf);
   memcpy(b->first_member, w->first, (nb + 1) * sizeof *w->first);
   DEM_PARALLEL_IF(
       n > DEM_PARALLEL_MIN, omp parallel for schedule(static),

@@ -356,17 +356,11 @@ dem_status dem_contacts_build_walls(struct dem_sim *sim,
 }
 
 /* Moves one list's contacts with their owners (order[new] = old). */
-static dem_status follow_list(struct dem_sim *sim, enum dem_item item,
-                              const size_t *order) {
+static void follow_list(struct dem_sim *sim, enum dem_item item,
+                        const size_t *order, size_t *corder, void *buf) {
   struct dem_contact_list *c = list_of(sim, item);
   const size_t ns = sim->s.n, n = c->n;
-  size_t *corder = malloc((n ? n : 1) * sizeof *corder);
-  void *buf = malloc((n ? n : 1) * dem_fields_max_item_bytes(sim, item));
   size_t *start = c->old_start; /* free until the next build */
-  if (!corder || !buf) {
-    free(corder), free(buf);
-    return dem_fail(DEM_ERR_NOMEM, "out of memory sorting %zu contacts", n);
-  }
   const long nsl = (long)ns;
   DEM_PARALLEL_IF(nsl > DEM_PARALLEL_MIN, omp parallel for schedule(static),
                   for (long k = 0; k < nsl; k++) start[k + 1] =
@@ -381,15 +375,12 @@ static dem_status follow_list(struct dem_sim *sim, enum dem_item item,
       });
   dem_fields_permute(sim, item, n, corder, buf);
   SWAP(size_t *, c->start, c->old_start);
-  free(corder), free(buf);
-  return DEM_OK;
 }
 
-dem_status dem_contacts_follow(struct dem_sim *sim, const size_t *order) {
-  dem_status st = follow_list(sim, DEM_ITEM_PAIRS, order);
-  if (!st)
-    st = follow_list(sim, DEM_ITEM_WALL_CONTACTS, order);
-  return st;
+void dem_contacts_follow(struct dem_sim *sim, const size_t *order,
+                         size_t *corder, void *buf) {
+  follow_list(sim, DEM_ITEM_PAIRS, order, corder, buf);
+  follow_list(sim, DEM_ITEM_WALL_CONTACTS, order, corder, buf);
 }
 
 dem_status dem_contacts_adopt(struct dem_sim *sim, enum dem_item item,

@@ -47,8 +47,11 @@ int dem_walls_near(const struct dem_walls *wl, const double x[3], double reach,
 
 /* Carries both lists along when the spheres are renumbered (order[new] =
  * old): each owner's contacts move with it. The lists must be rebuilt
- * before they are evaluated again (partner places are stale). */
-dem_status dem_contacts_follow(struct dem_sim *sim, const size_t *order);
+ * before they are evaluated again (partner places are stale). Scratch:
+ * corder, as many entries as the longer list; buf, as many bytes as the
+ * widest array of either (dem_fields_max_item_bytes times its length). */
+void dem_contacts_follow(struct dem_sim *sim, const size_t *order,
+                         size_t *corder, void *buf);
 
 /* Gives the contacts of `item` the histories in (key, state) (n rows, in
  * ascending key, as a snapshot holds them): each must be a contact of the
