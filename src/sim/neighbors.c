@@ -389,10 +389,11 @@ static inline int pair_push(struct pair_buf *p, int i, int j) {
 /* Pairs (i, j > i) of other bodies within r_i + r_j + skin, j in
  * [j0, j1), appended in ascending j. Every candidate is written and the
  * count moves on only for a pair, with no branch on the test: in the
- * 60,000-sphere gas a sphere has about five candidates in four ranges
- * and one in six is a pair (most of them its own rod's), which the
- * processor cannot foresee; the search took 3.4 ms a build where it took
- * 4.2 (docs/performance.md, "No branch in the pair search"). */
+ * 60,000-sphere gas a sphere has about five candidates in four ranges,
+ * one in six within reach (mostly its own rod's spheres, which the body
+ * test drops), and the processor cannot foresee which; the search took
+ * 3.4 ms a build where it took 4.2 (docs/performance.md, "No branch in
+ * the pair search"). */
 static inline void scan_range(const struct dem_nb_work *w, double skin,
                               size_t i, size_t j0, size_t j1,
                               struct pair_buf *out) {
