@@ -222,10 +222,15 @@ struct poses4 {
   __m256d x, y, z, qw, qx, qy, qz;
 };
 
+/* The escapes of a vector of four lanes: all ones where a sphere lay
+ * beyond a wall (what comparing vectors of doubles gives). */
+typedef long long lanes4_out __attribute__((vector_size(32)));
+
 /* What the twelve spheres of four bodies add up to: the largest squared
  * displacement per lane and the escapes. */
 struct sum4 {
-  __m256d most, out;
+  __m256d most;
+  lanes4_out out;
 };
 
 /* The offsets (as components) and radii of the twelve spheres of four
@@ -235,35 +240,37 @@ struct members4 {
   __m256d x[3], y[3], z[3], r[3];
 };
 
-/* The members of the four rods whose first sphere is i, from the
- * spheres' own offsets and radii. */
-DEM_TARGET_AVX2 static inline __attribute__((always_inline)) void
-members_load(const struct lanes *l, size_t i, struct members4 *m) {
-  for (int v = 0; v < 3; v++) {
-    const double *o = l->offset + 3 * (i + 4 * (size_t)v);
-    rows_to_xyz(_mm256_loadu_pd(o), _mm256_loadu_pd(o + 4),
-                _mm256_loadu_pd(o + 8), &m->x[v], &m->y[v], &m->z[v]);
-    m->r[v] = _mm256_loadu_pd(l->radius + i + 4 * (size_t)v);
+/* Defines LOAD, the members of the N rods whose first sphere is i from
+ * the spheres' own offsets and radii, and OF_SHAPE, the members of N rods
+ * of one shape sh (three spheres) at scale 1: its offsets and radii, the
+ * numbers dem_body_pose gave their spheres (times a scale of 1); M holds
+ * three vectors T of N lanes. One body for the AVX2 and AVX-512 kernels. */
+#define DEM_DEFINE_MEMBERS(LOAD, OF_SHAPE, TARGET, M, T, N, LOADU, TO_XYZ)     \
+  TARGET static inline __attribute__((always_inline)) void LOAD(               \
+      const struct lanes *l, size_t i, M *m) {                                 \
+    for (int v = 0; v < 3; v++) {                                              \
+      const double *o = l->offset + 3 * (i + (N) * (size_t)v);                 \
+      TO_XYZ(LOADU(o), LOADU(o + (N)), LOADU(o + 2 * (N)), &m->x[v], &m->y[v], \
+             &m->z[v]);                                                        \
+      m->r[v] = LOADU(l->radius + i + (N) * (size_t)v);                        \
+    }                                                                          \
+  }                                                                            \
+  TARGET static void OF_SHAPE(const struct dem_shape *sh, M *m) {              \
+    for (int v = 0; v < 3; v++) {                                              \
+      double c[3][N], r[N];                                                    \
+      for (int j = 0; j < (N); j++) {                                          \
+        const int member = ((N)*v + j) % 3;                                    \
+        for (int a = 0; a < 3; a++)                                            \
+          c[a][j] = sh->offset[member][a];                                     \
+        r[j] = sh->radius[member];                                             \
+      }                                                                        \
+      m->x[v] = LOADU(c[0]), m->y[v] = LOADU(c[1]);                            \
+      m->z[v] = LOADU(c[2]), m->r[v] = LOADU(r);                               \
+    }                                                                          \
   }
-}
 
-/* The members of four rods of one shape sh (three spheres), at scale 1:
- * its offsets and radii, the numbers dem_body_pose gave their spheres
- * (times a scale of 1). */
-DEM_TARGET_AVX2 static void members_of_shape(const struct dem_shape *sh,
-                                             struct members4 *m) {
-  for (int v = 0; v < 3; v++) {
-    double c[3][4], r[4];
-    for (int j = 0; j < 4; j++) {
-      const int member = (4 * v + j) % 3;
-      for (int a = 0; a < 3; a++)
-        c[a][j] = sh->offset[member][a];
-      r[j] = sh->radius[member];
-    }
-    m->x[v] = _mm256_loadu_pd(c[0]), m->y[v] = _mm256_loadu_pd(c[1]);
-    m->z[v] = _mm256_loadu_pd(c[2]), m->r[v] = _mm256_loadu_pd(r);
-  }
-}
+DEM_DEFINE_MEMBERS(members_load, members_of_shape, DEM_TARGET_AVX2,
+                   struct members4, __m256d, 4, _mm256_loadu_pd, rows_to_xyz)
 
 /* Whether rods k..k+3 are all of one shape of three spheres (*id) at
  * scale 1, so that their members are that shape's. */
@@ -293,56 +300,51 @@ DEM_TARGET_AVX2 static inline int one_shape(const struct dem_bodies *b,
              _mm256_permute4x64_pd((p)->qx, pick),                             \
              _mm256_permute4x64_pd((p)->qy, pick),                             \
              _mm256_permute4x64_pd((p)->qz, pick), (m)->x[v], (m)->y[v],       \
-             (m)->z[v], l, row, (m)->r[v], sum)
+             (m)->z[v], l, row, (m)->r[v], &(sum)->most, &(sum)->out)
 
-DEM_TARGET_AVX2 static inline __attribute__((always_inline)) void
-place_four(__m256d bx, __m256d by, __m256d bz, __m256d qw, __m256d qx,
-           __m256d qy, __m256d qz, __m256d vx, __m256d vy, __m256d vz,
-           const struct lanes *l, size_t r, __m256d R, struct sum4 *sum) {
-  const __m256d two = _mm256_set1_pd(2.0);
-  __m256d tx = _mm256_sub_pd(_mm256_mul_pd(qy, vz), _mm256_mul_pd(qz, vy));
-  __m256d ty = _mm256_sub_pd(_mm256_mul_pd(qz, vx), _mm256_mul_pd(qx, vz));
-  __m256d tz = _mm256_sub_pd(_mm256_mul_pd(qx, vy), _mm256_mul_pd(qy, vx));
-  tx = _mm256_mul_pd(tx, two), ty = _mm256_mul_pd(ty, two);
-  tz = _mm256_mul_pd(tz, two);
-  const __m256d cx =
-      _mm256_sub_pd(_mm256_mul_pd(qy, tz), _mm256_mul_pd(qz, ty));
-  const __m256d cy =
-      _mm256_sub_pd(_mm256_mul_pd(qz, tx), _mm256_mul_pd(qx, tz));
-  const __m256d cz =
-      _mm256_sub_pd(_mm256_mul_pd(qx, ty), _mm256_mul_pd(qy, tx));
-  const __m256d x = _mm256_add_pd(
-      bx, _mm256_add_pd(_mm256_add_pd(vx, _mm256_mul_pd(qw, tx)), cx));
-  const __m256d y = _mm256_add_pd(
-      by, _mm256_add_pd(_mm256_add_pd(vy, _mm256_mul_pd(qw, ty)), cy));
-  const __m256d z = _mm256_add_pd(
-      bz, _mm256_add_pd(_mm256_add_pd(vz, _mm256_mul_pd(qw, tz)), cz));
-  __m256d ra, rb, rc;
-  xyz_to_rows(x, y, z, &ra, &rb, &rc);
-  _mm256_storeu_pd(l->x + r, ra);
-  _mm256_storeu_pd(l->x + r + 4, rb);
-  _mm256_storeu_pd(l->x + r + 8, rc);
-  __m256d ux, uy, uz;
-  rows_to_xyz(_mm256_loadu_pd(l->x_build + r),
-              _mm256_loadu_pd(l->x_build + r + 4),
-              _mm256_loadu_pd(l->x_build + r + 8), &ux, &uy, &uz);
-  const __m256d mx = _mm256_sub_pd(x, ux), my = _mm256_sub_pd(y, uy),
-                mz = _mm256_sub_pd(z, uz);
-  const __m256d d2 =
-      _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(mx, mx), _mm256_mul_pd(my, my)),
-                    _mm256_mul_pd(mz, mz));
-  sum->most = _mm256_max_pd(d2, sum->most); /* d2 > most ? d2 : most */
-  const __m256d ox = _mm256_or_pd(
-      _mm256_cmp_pd(x, _mm256_sub_pd(_mm256_set1_pd(l->lo0), R), _CMP_LT_OQ),
-      _mm256_cmp_pd(x, _mm256_add_pd(_mm256_set1_pd(l->hi0), R), _CMP_GT_OQ));
-  const __m256d oy = _mm256_or_pd(
-      _mm256_cmp_pd(y, _mm256_sub_pd(_mm256_set1_pd(l->lo1), R), _CMP_LT_OQ),
-      _mm256_cmp_pd(y, _mm256_add_pd(_mm256_set1_pd(l->hi1), R), _CMP_GT_OQ));
-  const __m256d oz = _mm256_or_pd(
-      _mm256_cmp_pd(z, _mm256_sub_pd(_mm256_set1_pd(l->lo2), R), _CMP_LT_OQ),
-      _mm256_cmp_pd(z, _mm256_add_pd(_mm256_set1_pd(l->hi2), R), _CMP_GT_OQ));
-  sum->out = _mm256_or_pd(sum->out, _mm256_or_pd(_mm256_or_pd(ox, oy), oz));
+/* Defines NAME: the operations of place_lane on a vector of N lanes (T,
+ * __m256d or __m512d: GCC's vector operators do them lane by lane in
+ * place_lane's order, with no FMA, so the bits are the same), each lane's
+ * body pose already spread to it: the positions stored as rows, the
+ * largest displacement since the build kept per lane in *most (MAX, as
+ * `d2 > most ? d2 : most`) and the escapes or-ed into *out (ESCAPE: the
+ * lanes below lo or above hi, as a vector or a mask of OUT). One body for
+ * the AVX2 and the AVX-512 kernels. */
+#define DEM_DEFINE_PLACE_LANES(NAME, TARGET, T, OUT, N, LOADU, STOREU,         \
+                               TO_ROWS, TO_XYZ, MAX, ESCAPE)                   \
+  TARGET static inline __attribute__((always_inline)) void NAME(               \
+      T bx, T by, T bz, T qw, T qx, T qy, T qz, T vx, T vy, T vz,              \
+      const struct lanes *l, size_t r, T R, T *most, OUT *out) {               \
+    T tx = qy * vz - qz * vy, ty = qz * vx - qx * vz, tz = qx * vy - qy * vx;  \
+    tx = tx * 2.0, ty = ty * 2.0, tz = tz * 2.0;                               \
+    const T cx = qy * tz - qz * ty, cy = qz * tx - qx * tz,                    \
+            cz = qx * ty - qy * tx;                                            \
+    const T x = bx + (vx + qw * tx + cx), y = by + (vy + qw * ty + cy),        \
+            z = bz + (vz + qw * tz + cz);                                      \
+    T ra, rb, rc, ux, uy, uz;                                                  \
+    TO_ROWS(x, y, z, &ra, &rb, &rc);                                           \
+    STOREU(l->x + r, ra);                                                      \
+    STOREU(l->x + r + (N), rb);                                                \
+    STOREU(l->x + r + 2 * (N), rc);                                            \
+    TO_XYZ(LOADU(l->x_build + r), LOADU(l->x_build + r + (N)),                 \
+           LOADU(l->x_build + r + 2 * (N)), &ux, &uy, &uz);                    \
+    const T mx = x - ux, my = y - uy, mz = z - uz;                             \
+    *most = MAX(mx * mx + my * my + mz * mz, *most);                           \
+    *out |= ESCAPE(x, l->lo0 - R, l->hi0 + R) |                                \
+            ESCAPE(y, l->lo1 - R, l->hi1 + R) |                                \
+            ESCAPE(z, l->lo2 - R, l->hi2 + R);                                 \
+  }
+
+/* The lanes where a lies below lo or above hi, as a vector (AVX2) or a
+ * mask (AVX-512). */
+DEM_TARGET_AVX2 static inline __attribute__((always_inline)) lanes4_out
+escape4(__m256d a, __m256d lo, __m256d hi) {
+  return (lanes4_out)(a < lo) | (lanes4_out)(a > hi);
 }
+
+DEM_DEFINE_PLACE_LANES(place_four, DEM_TARGET_AVX2, __m256d, lanes4_out, 4,
+                       _mm256_loadu_pd, _mm256_storeu_pd, xyz_to_rows,
+                       rows_to_xyz, _mm256_max_pd, escape4)
 
 /* The twelve spheres of four rods, the first being sphere i, at the poses
  * p with the members m: spheres i..i+3 of bodies (0 0 0 1), i+4.. of
@@ -355,61 +357,81 @@ place_rods4(const struct poses4 *p, const struct members4 *m,
   PLACE_FOUR(p, _MM_SHUFFLE(3, 3, 3, 2), m, 2, l, 3 * (i + 8), sum);
 }
 
-/* Places the spheres of bodies k0..k1-1 (k1 - k0 >= 4), three each, the
- * first being sphere i0: four bodies at a time, the last four ending at
- * k1 (they may overlap the four before, whose spheres are then placed
- * again with the same bits, which changes neither the largest
- * displacement nor the escapes). Four rods of one shape at scale 1 (with
+/* The poses of rods k..k+3 as components over the bodies. */
+DEM_TARGET_AVX2 static inline __attribute__((always_inline)) void
+poses_load4(const struct dem_bodies *b, size_t k, struct poses4 *p) {
+  const double *bx = b->x[k], *bq = b->q[k];
+  rows_to_xyz(_mm256_loadu_pd(bx), _mm256_loadu_pd(bx + 4),
+              _mm256_loadu_pd(bx + 8), &p->x, &p->y, &p->z);
+  const __m256d q0 = _mm256_loadu_pd(bq), q1 = _mm256_loadu_pd(bq + 4),
+                q2 = _mm256_loadu_pd(bq + 8), q3 = _mm256_loadu_pd(bq + 12);
+  const __m256d l01 = _mm256_unpacklo_pd(q0, q1),
+                h01 = _mm256_unpackhi_pd(q0, q1),
+                l23 = _mm256_unpacklo_pd(q2, q3),
+                h23 = _mm256_unpackhi_pd(q2, q3);
+  p->qw = _mm256_permute2f128_pd(l01, l23, 0x20);
+  p->qx = _mm256_permute2f128_pd(h01, h23, 0x20);
+  p->qy = _mm256_permute2f128_pd(l01, l23, 0x31);
+  p->qz = _mm256_permute2f128_pd(h01, h23, 0x31);
+}
+
+/* The four lanes' largest displacement and escapes into the caller's. */
+DEM_TARGET_AVX2 static inline __attribute__((always_inline)) void
+sum_reduce4(const struct sum4 *sum, double *worst, int *escaped) {
+  double m[4];
+  _mm256_storeu_pd(m, sum->most);
+  for (int j = 0; j < 4; j++)
+    *worst = m[j] > *worst ? m[j] : *worst;
+  *escaped |= _mm256_movemask_pd((__m256d)sum->out) != 0;
+}
+
+/* Defines NAME: places the spheres of bodies k0..k1-1 (k1 - k0 >= N),
+ * three each, the first being sphere i0: N bodies at a time, the last N
+ * ending at k1 (they may overlap the N before, whose spheres are then
+ * placed again with the same bits, which changes neither the largest
+ * displacement nor the escapes). N rods of one shape at scale 1 (with
  * `shapes`) take their members' offsets and radii from the shape, held in
  * registers, rather than reading 32 bytes a sphere: at 1e6 spheres,
  * where every byte comes from memory, update_spheres took about a fifth
- * less time (docs/performance.md, "Rods' members from their shape"). */
-DEM_TARGET_AVX2 static void
-place_rods_avx2(struct dem_spheres *s, const struct dem_bodies *b,
-                const struct dem_place_shapes *shapes, size_t k0, size_t k1,
-                size_t i0, const struct dem_place_walls *w, double *worst,
-                int *escaped) {
-  const struct lanes l = lanes_of(s, w);
-  struct sum4 sum = {_mm256_setzero_pd(), _mm256_setzero_pd()};
-  /* Set before its first use (shape_held is -1); zeroed only because gcc
-   * cannot see that and warns. */
-  struct members4 of_shape;
-  memset(&of_shape, 0, sizeof of_shape);
-  int shape_held = -1; /* whose members of_shape holds */
-  for (size_t k4 = k0; k4 < k1; k4 += 4) {
-    const size_t k = k4 + 4 <= k1 ? k4 : k1 - 4;
-    const double *bx = b->x[k], *bq = b->q[k];
-    struct poses4 p;
-    rows_to_xyz(_mm256_loadu_pd(bx), _mm256_loadu_pd(bx + 4),
-                _mm256_loadu_pd(bx + 8), &p.x, &p.y, &p.z);
-    const __m256d q0 = _mm256_loadu_pd(bq), q1 = _mm256_loadu_pd(bq + 4),
-                  q2 = _mm256_loadu_pd(bq + 8), q3 = _mm256_loadu_pd(bq + 12);
-    const __m256d l01 = _mm256_unpacklo_pd(q0, q1),
-                  h01 = _mm256_unpackhi_pd(q0, q1),
-                  l23 = _mm256_unpacklo_pd(q2, q3),
-                  h23 = _mm256_unpackhi_pd(q2, q3);
-    p.qw = _mm256_permute2f128_pd(l01, l23, 0x20);
-    p.qx = _mm256_permute2f128_pd(h01, h23, 0x20);
-    p.qy = _mm256_permute2f128_pd(l01, l23, 0x31);
-    p.qz = _mm256_permute2f128_pd(h01, h23, 0x31);
-    const size_t i = i0 + 3 * (k - k0);
-    int id;
-    if (shapes && one_shape(b, k, shapes, &id)) {
-      if (id != shape_held)
-        members_of_shape(&shapes->shape[id], &of_shape), shape_held = id;
-      place_rods4(&p, &of_shape, &l, i, &sum);
-    } else {
-      struct members4 own;
-      members_load(&l, i, &own);
-      place_rods4(&p, &own, &l, i, &sum);
-    }
+ * less time (docs/performance.md, "Rods' members from their shape").
+ * One body for the AVX2 kernel (N = 4) and the AVX-512 one (N = 8). */
+#define DEM_DEFINE_PLACE_RODS(NAME, TARGET, N, POSES, MEMBERS, SUM,            \
+                              POSES_LOAD, ONE_SHAPE, OF_SHAPE, LOAD, PLACE,    \
+                              REDUCE)                                          \
+  TARGET static void NAME(                                                     \
+      struct dem_spheres *s, const struct dem_bodies *b,                       \
+      const struct dem_place_shapes *shapes, size_t k0, size_t k1, size_t i0,  \
+      const struct dem_place_walls *w, double *worst, int *escaped) {          \
+    const struct lanes l = lanes_of(s, w);                                     \
+    SUM sum; /* the largest displacement and the escapes: none yet */          \
+    memset(&sum, 0, sizeof sum);                                               \
+    /* Set before its first use (shape_held is -1); zeroed only because        \
+     * gcc cannot see that and warns. */                                       \
+    MEMBERS of_shape;                                                          \
+    memset(&of_shape, 0, sizeof of_shape);                                     \
+    int shape_held = -1; /* whose members of_shape holds */                    \
+    for (size_t kn = k0; kn < k1; kn += (N)) {                                 \
+      const size_t k = kn + (N) <= k1 ? kn : k1 - (N);                         \
+      POSES p;                                                                 \
+      POSES_LOAD(b, k, &p);                                                    \
+      const size_t i = i0 + 3 * (k - k0);                                      \
+      int id;                                                                  \
+      if (shapes && ONE_SHAPE(b, k, shapes, &id)) {                            \
+        if (id != shape_held)                                                  \
+          OF_SHAPE(&shapes->shape[id], &of_shape), shape_held = id;            \
+        PLACE(&p, &of_shape, &l, i, &sum);                                     \
+      } else {                                                                 \
+        MEMBERS own;                                                           \
+        LOAD(&l, i, &own);                                                     \
+        PLACE(&p, &own, &l, i, &sum);                                          \
+      }                                                                        \
+    }                                                                          \
+    REDUCE(&sum, worst, escaped);                                              \
   }
-  double m[4];
-  _mm256_storeu_pd(m, sum.most);
-  for (int j = 0; j < 4; j++)
-    *worst = m[j] > *worst ? m[j] : *worst;
-  *escaped |= _mm256_movemask_pd(sum.out) != 0;
-}
+
+DEM_DEFINE_PLACE_RODS(place_rods_avx2, DEM_TARGET_AVX2, 4, struct poses4,
+                      struct members4, struct sum4, poses_load4, one_shape,
+                      members_of_shape, members_load, place_rods4, sum_reduce4)
 
 /* Rods eight at a time (24 spheres, three vectors of eight) in AVX-512
  * registers: the AVX2 kernel's work, twice as wide and with 32 registers,
@@ -421,35 +443,34 @@ place_rods_avx2(struct dem_spheres *s, const struct dem_bodies *b,
 /* An index vector, lane 0 first. */
 #define IDX8(a, b, c, d, e, f, g, h) _mm512_set_epi64(h, g, f, e, d, c, b, a)
 
+/* Lanes ab picks from a (0-7) and b (8-15), then the lanes of mask k
+ * taken from c (ic). */
+DEM_TARGET_AVX512 static inline __attribute__((always_inline)) __m512d
+pick3(__m512d a, __m512i ab, __m512d b, __mmask8 k, __m512i ic, __m512d c) {
+  return _mm512_mask_permutexvar_pd(_mm512_permutex2var_pd(a, ab, b), k, ic, c);
+}
+
 /* Rows a = (x0 y0 z0 x1 y1 z1 x2 y2), b = (z2 x3 y3 z3 x4 y4 z4 x5),
- * c = (y5 z5 x6 y6 z6 x7 y7 z7) into x = (x0 .. x7), y, z. */
+ * c = (y5 z5 x6 y6 z6 x7 y7 z7) into x = (x0 .. x7), y, z; and back. */
 DEM_TARGET_AVX512 static inline __attribute__((always_inline)) void
 rows_to_xyz8(__m512d a, __m512d b, __m512d c, __m512d *x, __m512d *y,
              __m512d *z) {
-  *x = _mm512_mask_permutexvar_pd(
-      _mm512_permutex2var_pd(a, IDX8(0, 3, 6, 9, 12, 15, 0, 0), b), 0xc0,
-      IDX8(0, 0, 0, 0, 0, 0, 2, 5), c);
-  *y = _mm512_mask_permutexvar_pd(
-      _mm512_permutex2var_pd(a, IDX8(1, 4, 7, 10, 13, 0, 0, 0), b), 0xe0,
-      IDX8(0, 0, 0, 0, 0, 0, 3, 6), c);
-  *z = _mm512_mask_permutexvar_pd(
-      _mm512_permutex2var_pd(a, IDX8(2, 5, 8, 11, 14, 0, 0, 0), b), 0xe0,
-      IDX8(0, 0, 0, 0, 0, 1, 4, 7), c);
+  *x = pick3(a, IDX8(0, 3, 6, 9, 12, 15, 0, 0), b, 0xc0,
+             IDX8(0, 0, 0, 0, 0, 0, 2, 5), c);
+  *y = pick3(a, IDX8(1, 4, 7, 10, 13, 0, 0, 0), b, 0xe0,
+             IDX8(0, 0, 0, 0, 0, 0, 3, 6), c);
+  *z = pick3(a, IDX8(2, 5, 8, 11, 14, 0, 0, 0), b, 0xe0,
+             IDX8(0, 0, 0, 0, 0, 1, 4, 7), c);
 }
-
-/* The inverse: x, y, z into the rows a, b, c. */
 DEM_TARGET_AVX512 static inline __attribute__((always_inline)) void
 xyz_to_rows8(__m512d x, __m512d y, __m512d z, __m512d *a, __m512d *b,
              __m512d *c) {
-  *a = _mm512_mask_permutexvar_pd(
-      _mm512_permutex2var_pd(x, IDX8(0, 8, 0, 1, 9, 0, 2, 10), y), 0x24,
-      IDX8(0, 0, 0, 0, 0, 1, 0, 0), z);
-  *b = _mm512_mask_permutexvar_pd(
-      _mm512_permutex2var_pd(x, IDX8(0, 3, 11, 0, 4, 12, 0, 5), y), 0x49,
-      IDX8(2, 0, 0, 3, 0, 0, 4, 0), z);
-  *c = _mm512_mask_permutexvar_pd(
-      _mm512_permutex2var_pd(x, IDX8(13, 0, 6, 14, 0, 7, 15, 0), y), 0x92,
-      IDX8(0, 5, 0, 0, 6, 0, 0, 7), z);
+  *a = pick3(x, IDX8(0, 8, 0, 1, 9, 0, 2, 10), y, 0x24,
+             IDX8(0, 0, 0, 0, 0, 1, 0, 0), z);
+  *b = pick3(x, IDX8(0, 3, 11, 0, 4, 12, 0, 5), y, 0x49,
+             IDX8(2, 0, 0, 3, 0, 0, 4, 0), z);
+  *c = pick3(x, IDX8(13, 0, 6, 14, 0, 7, 15, 0), y, 0x92,
+             IDX8(0, 5, 0, 0, 6, 0, 0, 7), z);
 }
 
 struct poses8 {
@@ -463,30 +484,8 @@ struct members8 {
   __m512d x[3], y[3], z[3], r[3];
 };
 
-DEM_TARGET_AVX512 static inline __attribute__((always_inline)) void
-members_load8(const struct lanes *l, size_t i, struct members8 *m) {
-  for (int v = 0; v < 3; v++) {
-    const double *o = l->offset + 3 * (i + 8 * (size_t)v);
-    rows_to_xyz8(_mm512_loadu_pd(o), _mm512_loadu_pd(o + 8),
-                 _mm512_loadu_pd(o + 16), &m->x[v], &m->y[v], &m->z[v]);
-    m->r[v] = _mm512_loadu_pd(l->radius + i + 8 * (size_t)v);
-  }
-}
-
-DEM_TARGET_AVX512 static void members_of_shape8(const struct dem_shape *sh,
-                                                struct members8 *m) {
-  for (int v = 0; v < 3; v++) {
-    double c[3][8], r[8];
-    for (int j = 0; j < 8; j++) {
-      const int member = (8 * v + j) % 3;
-      for (int a = 0; a < 3; a++)
-        c[a][j] = sh->offset[member][a];
-      r[j] = sh->radius[member];
-    }
-    m->x[v] = _mm512_loadu_pd(c[0]), m->y[v] = _mm512_loadu_pd(c[1]);
-    m->z[v] = _mm512_loadu_pd(c[2]), m->r[v] = _mm512_loadu_pd(r);
-  }
-}
+DEM_DEFINE_MEMBERS(members_load8, members_of_shape8, DEM_TARGET_AVX512,
+                   struct members8, __m512d, 8, _mm512_loadu_pd, rows_to_xyz8)
 
 /* Whether rods k..k+7 are all of one shape of three spheres (*id) at
  * scale 1. */
@@ -500,59 +499,15 @@ static inline int one_shape8(const struct dem_bodies *b, size_t k,
   return same && s0 >= 0 && (size_t)s0 < t->n && t->shape[s0].n_spheres == 3;
 }
 
-/* place_four's operations on eight spheres, their bodies' poses already
- * spread to their lanes; `out` gathers the escapes as a mask. */
-DEM_TARGET_AVX512 static inline __attribute__((always_inline)) void
-place_eight(__m512d bx, __m512d by, __m512d bz, __m512d qw, __m512d qx,
-            __m512d qy, __m512d qz, __m512d vx, __m512d vy, __m512d vz,
-            const struct lanes *l, size_t r, __m512d R, __m512d *most,
-            __mmask8 *out) {
-  const __m512d two = _mm512_set1_pd(2.0);
-  __m512d tx = _mm512_sub_pd(_mm512_mul_pd(qy, vz), _mm512_mul_pd(qz, vy));
-  __m512d ty = _mm512_sub_pd(_mm512_mul_pd(qz, vx), _mm512_mul_pd(qx, vz));
-  __m512d tz = _mm512_sub_pd(_mm512_mul_pd(qx, vy), _mm512_mul_pd(qy, vx));
-  tx = _mm512_mul_pd(tx, two), ty = _mm512_mul_pd(ty, two);
-  tz = _mm512_mul_pd(tz, two);
-  const __m512d cx =
-      _mm512_sub_pd(_mm512_mul_pd(qy, tz), _mm512_mul_pd(qz, ty));
-  const __m512d cy =
-      _mm512_sub_pd(_mm512_mul_pd(qz, tx), _mm512_mul_pd(qx, tz));
-  const __m512d cz =
-      _mm512_sub_pd(_mm512_mul_pd(qx, ty), _mm512_mul_pd(qy, tx));
-  const __m512d x = _mm512_add_pd(
-      bx, _mm512_add_pd(_mm512_add_pd(vx, _mm512_mul_pd(qw, tx)), cx));
-  const __m512d y = _mm512_add_pd(
-      by, _mm512_add_pd(_mm512_add_pd(vy, _mm512_mul_pd(qw, ty)), cy));
-  const __m512d z = _mm512_add_pd(
-      bz, _mm512_add_pd(_mm512_add_pd(vz, _mm512_mul_pd(qw, tz)), cz));
-  __m512d ra, rb, rc;
-  xyz_to_rows8(x, y, z, &ra, &rb, &rc);
-  _mm512_storeu_pd(l->x + r, ra);
-  _mm512_storeu_pd(l->x + r + 8, rb);
-  _mm512_storeu_pd(l->x + r + 16, rc);
-  __m512d ux, uy, uz;
-  rows_to_xyz8(_mm512_loadu_pd(l->x_build + r),
-               _mm512_loadu_pd(l->x_build + r + 8),
-               _mm512_loadu_pd(l->x_build + r + 16), &ux, &uy, &uz);
-  const __m512d mx = _mm512_sub_pd(x, ux), my = _mm512_sub_pd(y, uy),
-                mz = _mm512_sub_pd(z, uz);
-  const __m512d d2 =
-      _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(mx, mx), _mm512_mul_pd(my, my)),
-                    _mm512_mul_pd(mz, mz));
-  *most = _mm512_max_pd(d2, *most); /* d2 > most ? d2 : most */
-  *out |= _mm512_cmp_pd_mask(x, _mm512_sub_pd(_mm512_set1_pd(l->lo0), R),
-                             _CMP_LT_OQ) |
-          _mm512_cmp_pd_mask(x, _mm512_add_pd(_mm512_set1_pd(l->hi0), R),
-                             _CMP_GT_OQ) |
-          _mm512_cmp_pd_mask(y, _mm512_sub_pd(_mm512_set1_pd(l->lo1), R),
-                             _CMP_LT_OQ) |
-          _mm512_cmp_pd_mask(y, _mm512_add_pd(_mm512_set1_pd(l->hi1), R),
-                             _CMP_GT_OQ) |
-          _mm512_cmp_pd_mask(z, _mm512_sub_pd(_mm512_set1_pd(l->lo2), R),
-                             _CMP_LT_OQ) |
-          _mm512_cmp_pd_mask(z, _mm512_add_pd(_mm512_set1_pd(l->hi2), R),
-                             _CMP_GT_OQ);
+DEM_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+escape8(__m512d a, __m512d lo, __m512d hi) {
+  return _mm512_cmp_pd_mask(a, lo, _CMP_LT_OQ) |
+         _mm512_cmp_pd_mask(a, hi, _CMP_GT_OQ);
 }
+
+DEM_DEFINE_PLACE_LANES(place_eight, DEM_TARGET_AVX512, __m512d, __mmask8, 8,
+                       _mm512_loadu_pd, _mm512_storeu_pd, xyz_to_rows8,
+                       rows_to_xyz8, _mm512_max_pd, escape8)
 
 /* Vector v of the 24 spheres of eight rods, whose rows start at `row`:
  * each lane at the pose of its body (`pick`: the bodies of the lanes). */
@@ -568,67 +523,62 @@ place_eight_of(const struct poses8 *p, __m512i pick, const struct members8 *m,
       m->r[v], most, out);
 }
 
-/* Bodies k0..k1-1 (k1 - k0 >= 8), three spheres each, the first being
- * sphere i0: eight bodies at a time, the last eight ending at k1 (they
- * may overlap the eight before, whose spheres are then placed again with
- * the same bits), members from the shape as in place_rods_avx2. */
-DEM_TARGET_AVX512 static void
-place_rods_avx512(struct dem_spheres *s, const struct dem_bodies *b,
-                  const struct dem_place_shapes *shapes, size_t k0, size_t k1,
-                  size_t i0, const struct dem_place_walls *w, double *worst,
-                  int *escaped) {
-  const struct lanes l = lanes_of(s, w);
-  __m512d most = _mm512_setzero_pd();
-  __mmask8 out = 0;
-  const __m512i pick0 = IDX8(0, 0, 0, 1, 1, 1, 2, 2),
-                pick1 = IDX8(2, 3, 3, 3, 4, 4, 4, 5),
-                pick2 = IDX8(5, 5, 6, 6, 6, 7, 7, 7);
-  struct members8 of_shape;
-  memset(&of_shape, 0, sizeof of_shape);
-  int shape_held = -1;
-  for (size_t k8 = k0; k8 < k1; k8 += 8) {
-    const size_t k = k8 + 8 <= k1 ? k8 : k1 - 8;
-    const double *bx = b->x[k], *bq = b->q[k];
-    struct poses8 p;
-    rows_to_xyz8(_mm512_loadu_pd(bx), _mm512_loadu_pd(bx + 8),
-                 _mm512_loadu_pd(bx + 16), &p.x, &p.y, &p.z);
-    /* q of bodies (0 1), (2 3), (4 5), (6 7): w and x of 0-3 and of 4-7,
-     * y and z the same, then the halves joined. */
-    const __m512d q0 = _mm512_loadu_pd(bq), q1 = _mm512_loadu_pd(bq + 8),
-                  q2 = _mm512_loadu_pd(bq + 16), q3 = _mm512_loadu_pd(bq + 24);
-    const __m512i wx = IDX8(0, 4, 8, 12, 1, 5, 9, 13),
-                  yz = IDX8(2, 6, 10, 14, 3, 7, 11, 15),
-                  lo = IDX8(0, 1, 2, 3, 8, 9, 10, 11),
-                  hi = IDX8(4, 5, 6, 7, 12, 13, 14, 15);
-    const __m512d wx03 = _mm512_permutex2var_pd(q0, wx, q1),
-                  wx47 = _mm512_permutex2var_pd(q2, wx, q3),
-                  yz03 = _mm512_permutex2var_pd(q0, yz, q1),
-                  yz47 = _mm512_permutex2var_pd(q2, yz, q3);
-    p.qw = _mm512_permutex2var_pd(wx03, lo, wx47);
-    p.qx = _mm512_permutex2var_pd(wx03, hi, wx47);
-    p.qy = _mm512_permutex2var_pd(yz03, lo, yz47);
-    p.qz = _mm512_permutex2var_pd(yz03, hi, yz47);
-    const size_t i = i0 + 3 * (k - k0);
-    struct members8 own;
-    const struct members8 *m = &own;
-    int id;
-    if (shapes && one_shape8(b, k, shapes, &id)) {
-      if (id != shape_held)
-        members_of_shape8(&shapes->shape[id], &of_shape), shape_held = id;
-      m = &of_shape;
-    } else {
-      members_load8(&l, i, &own);
-    }
-    place_eight_of(&p, pick0, m, 0, &l, 3 * i, &most, &out);
-    place_eight_of(&p, pick1, m, 1, &l, 3 * (i + 8), &most, &out);
-    place_eight_of(&p, pick2, m, 2, &l, 3 * (i + 16), &most, &out);
-  }
+/* The poses of rods k..k+7 as components over the bodies: q of bodies
+ * (0 1), (2 3), (4 5), (6 7) into w and x of 0-3 and of 4-7, y and z the
+ * same, then the halves joined. */
+DEM_TARGET_AVX512 static inline __attribute__((always_inline)) void
+poses_load8(const struct dem_bodies *b, size_t k, struct poses8 *p) {
+  const double *bx = b->x[k], *bq = b->q[k];
+  rows_to_xyz8(_mm512_loadu_pd(bx), _mm512_loadu_pd(bx + 8),
+               _mm512_loadu_pd(bx + 16), &p->x, &p->y, &p->z);
+  const __m512d q0 = _mm512_loadu_pd(bq), q1 = _mm512_loadu_pd(bq + 8),
+                q2 = _mm512_loadu_pd(bq + 16), q3 = _mm512_loadu_pd(bq + 24);
+  const __m512i wx = IDX8(0, 4, 8, 12, 1, 5, 9, 13),
+                yz = IDX8(2, 6, 10, 14, 3, 7, 11, 15),
+                lo = IDX8(0, 1, 2, 3, 8, 9, 10, 11),
+                hi = IDX8(4, 5, 6, 7, 12, 13, 14, 15);
+  const __m512d wx03 = _mm512_permutex2var_pd(q0, wx, q1),
+                wx47 = _mm512_permutex2var_pd(q2, wx, q3),
+                yz03 = _mm512_permutex2var_pd(q0, yz, q1),
+                yz47 = _mm512_permutex2var_pd(q2, yz, q3);
+  p->qw = _mm512_permutex2var_pd(wx03, lo, wx47);
+  p->qx = _mm512_permutex2var_pd(wx03, hi, wx47);
+  p->qy = _mm512_permutex2var_pd(yz03, lo, yz47);
+  p->qz = _mm512_permutex2var_pd(yz03, hi, yz47);
+}
+
+/* What the 24 spheres of eight rods add up to, as struct sum4. */
+struct sum8 {
+  __m512d most;
+  __mmask8 out;
+};
+
+/* The 24 spheres of eight rods, the first being sphere i, at the poses p
+ * with the members m (struct members8 says which body each lane's is). */
+DEM_TARGET_AVX512 static inline __attribute__((always_inline)) void
+place_rods8(const struct poses8 *p, const struct members8 *m,
+            const struct lanes *l, size_t i, struct sum8 *sum) {
+  place_eight_of(p, IDX8(0, 0, 0, 1, 1, 1, 2, 2), m, 0, l, 3 * i, &sum->most,
+                 &sum->out);
+  place_eight_of(p, IDX8(2, 3, 3, 3, 4, 4, 4, 5), m, 1, l, 3 * (i + 8),
+                 &sum->most, &sum->out);
+  place_eight_of(p, IDX8(5, 5, 6, 6, 6, 7, 7, 7), m, 2, l, 3 * (i + 16),
+                 &sum->most, &sum->out);
+}
+
+DEM_TARGET_AVX512 static inline __attribute__((always_inline)) void
+sum_reduce8(const struct sum8 *sum, double *worst, int *escaped) {
   double d[8];
-  _mm512_storeu_pd(d, most);
+  _mm512_storeu_pd(d, sum->most);
   for (int j = 0; j < 8; j++)
     *worst = d[j] > *worst ? d[j] : *worst;
-  *escaped |= out != 0;
+  *escaped |= sum->out != 0;
 }
+
+DEM_DEFINE_PLACE_RODS(place_rods_avx512, DEM_TARGET_AVX512, 8, struct poses8,
+                      struct members8, struct sum8, poses_load8, one_shape8,
+                      members_of_shape8, members_load8, place_rods8,
+                      sum_reduce8)
 
 /* Whether bodies k0..k1-1 all have three members (rods); AVX2, as the
  * kernel it chooses, to test four bodies at once. */
