@@ -230,11 +230,13 @@ static void gather_marked(struct dem_bodies *b, struct dem_spheres *s,
  * which the bodies with a force read (arms for the torques): those are
  * scattered, so the processor does not foresee them, and with a million spheres
  * each line comes from memory. Asked for whether or not the body turns out to
- * have a force (most lines hold a member of one that does). */
+ * have a force (most lines hold a member of one that does). With `forces`,
+ * the members' forces (and torques) too. */
 static DEM_ALWAYS_INLINE void prefetch_positions(const struct dem_bodies *b,
                                                  const struct dem_spheres *s,
-                                                 long k) {
-  prefetch_members(b, s, k, k + 4, 0, 0);
+                                                 long k, int forces,
+                                                 int torques) {
+  prefetch_members(b, s, k, k + 4, forces, torques);
   for (long j = 0; j < 4; j++) /* 96 bytes: up to three lines */
     __builtin_prefetch(b->x[k + j], 0);
   __builtin_prefetch(&b->x[k + 3][2], 0);
@@ -248,8 +250,7 @@ static DEM_ALWAYS_INLINE void prefetch_forced(const struct dem_bodies *b,
                                               int torques) {
   if (!(forced[k] | forced[k + 1] | forced[k + 2] | forced[k + 3]))
     return;
-  prefetch_positions(b, s, k);
-  prefetch_members(b, s, k, k + 4, 1, torques);
+  prefetch_positions(b, s, k, 1, torques);
 }
 
 /* Without the near path, four bodies of twelve spheres in all (rods) at
@@ -280,7 +281,7 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
       if (forced)
         prefetch_forced(b, s, forced, k + ROD_AHEAD, torques);
       else
-        prefetch_positions(b, s, k + ROD_AHEAD);
+        prefetch_positions(b, s, k + ROD_AHEAD, 0, 0);
     }
     if (first[k + 4] - f0 == 12) { /* their members, however split */
       int none;
