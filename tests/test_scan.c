@@ -39,7 +39,8 @@ static void make_keys(size_t *key, size_t n, size_t n_keys, int skewed,
 }
 
 /* Sizes around the threshold of the parallel path, key counts below and
- * above the coarse bins, uniform and skewed; 1 to 3 threads. */
+ * above the coarse bins, uniform and skewed; 1 to 17 threads (the sort
+ * uses at most 16). */
 START_TEST(counting_sort_is_the_stable_sort_on_any_thread_count) {
   static const size_t sizes[] = {1, 2049, 60000};
   static const size_t keys[] = {1, 257, 175616};
@@ -51,16 +52,19 @@ START_TEST(counting_sort_is_the_stable_sort_on_any_thread_count) {
         size_t *want = malloc(n * sizeof *want);
         size_t *order = malloc(n * sizeof *order);
         size_t *start = malloc((n_keys + 1) * sizeof *start);
+        size_t *scratch = malloc(n * sizeof *scratch);
         make_keys(key, n, n_keys, skewed, 100 * a + 10 * b + (size_t)skewed);
         for (size_t i = 0; i < n; i++)
           want[i] = i;
         sort_keys = key;
         qsort(want, n, sizeof *want, by_key_then_index);
-        for (int threads = 1; threads <= 3; threads++) {
-          omp_set_num_threads(threads);
+        static const int teams[] = {1, 2, 3, 5, 17}; /* 17: above the cap */
+        for (size_t u = 0; u < sizeof teams / sizeof *teams; u++) {
+          omp_set_num_threads(teams[u]);
           memset(order, 0xff, n * sizeof *order);
           memset(start, 0xff, (n_keys + 1) * sizeof *start);
-          dem_counting_sort(n, key, n_keys, start, order);
+          memset(scratch, 0xff, n * sizeof *scratch);
+          dem_counting_sort(n, key, n_keys, start, order, scratch);
           ck_assert_mem_eq(order, want, n * sizeof *want);
           /* start[c]: the first place of key c, start[n_keys] = n */
           size_t at = 0;
@@ -71,7 +75,7 @@ START_TEST(counting_sort_is_the_stable_sort_on_any_thread_count) {
           }
           ck_assert_uint_eq(start[n_keys], n);
         }
-        free(key), free(want), free(order), free(start);
+        free(key), free(want), free(order), free(start), free(scratch);
       }
   omp_set_num_threads(1);
 }

@@ -103,7 +103,9 @@ dem_status dem_body_order_sort(struct dem_sim *sim) {
     return st;
   long n = (long)nb;
   dem_grid_cells_of(&w->grid, (const double(*)[3])b->x, nb, w->key);
-  dem_counting_sort(nb, w->key, w->grid.n_cells, w->grid.cell_start, w->order);
+  /* sphere_order (ns >= nb entries) is filled after the sort */
+  dem_counting_sort(nb, w->key, w->grid.n_cells, w->grid.cell_start, w->order,
+                    w->sphere_order);
 
   /* Spheres in the new body order, members in member order: the new
    * ranges are a prefix sum of the member counts. */

@@ -81,29 +81,33 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
  * caches, and the keys jump between rows of cells. */
 #define SORT_AHEAD 16
 
-/* The serial sort: count, scan, place, shift back. */
+/* The serial sort: count, scan to each key's end, place from the last
+ * item back (each key's end moving down to its start: no pass shifting
+ * the starts back, 10 % of the sort of 60,000 spheres' cells). */
 static void counting_sort_serial(size_t n, const size_t *key, size_t n_keys,
                                  size_t *start, size_t *order) {
-  memset(start, 0, (n_keys + 1) * sizeof *start);
-  for (size_t i = 0; i < n; i++) {
-    if (i + SORT_AHEAD < n)
-      __builtin_prefetch(&start[key[i + SORT_AHEAD] + 1], 1);
-    start[key[i] + 1]++;
-  }
-  for (size_t c = 0; c < n_keys; c++)
-    start[c + 1] += start[c];
+  memset(start, 0, n_keys * sizeof *start);
   for (size_t i = 0; i < n; i++) {
     if (i + SORT_AHEAD < n)
       __builtin_prefetch(&start[key[i + SORT_AHEAD]], 1);
-    order[start[key[i]]++] = i;
+    start[key[i]]++;
   }
-  for (size_t c = n_keys; c > 0; c--)
-    start[c] = start[c - 1];
-  start[0] = 0;
+  size_t run = 0;
+  for (size_t c = 0; c < n_keys; c++) {
+    run += start[c];
+    start[c] = run;
+  }
+  for (size_t i = n; i-- > 0;) {
+    if (i >= SORT_AHEAD)
+      __builtin_prefetch(&start[key[i - SORT_AHEAD]], 1);
+    order[--start[key[i]]] = i;
+  }
+  start[n_keys] = n;
 }
 
-/* Coarse bins of keys for balancing the threads' shares. */
-enum { BINS = 256 };
+/* Coarse bins of keys for balancing the threads' shares, and the most
+ * threads the sort uses (their bin counts are on the stack). */
+enum { BINS = 256, SORT_TEAM = 16 };
 
 /* The first bin b with sum(coarse[0..b)) >= target. */
 static size_t bin_at(const size_t *coarse, size_t bins, size_t target) {
@@ -113,64 +117,107 @@ static size_t bin_at(const size_t *coarse, size_t bins, size_t target) {
   return b;
 }
 
-/* Stable counting sort of n items by key (0..n_keys-1, where key n_keys-1
- * is the left-out bucket): order[new] = old, start[key] = first new.
- * Each thread takes a range of keys holding about n / threads items
- * (from a coarse count of bins of keys), counts its keys' items, places
- * them scanning every item in order, and sets its keys' starts: the
- * result is the serial one for any thread count, and no thread needs a
- * count array of its own. */
+/* The keys' ranges of the threads (`split`, in bins: thread d sorts the
+ * bins [split[d], split[d + 1]), about n / nt items) and where in the
+ * scratch each thread u puts its items for each range d (`at[u][d]`:
+ * range by range, in each the threads in order), from each thread's
+ * count of its items in each bin. */
+struct sort_plan {
+  size_t count[SORT_TEAM][BINS];
+  size_t split[SORT_TEAM + 1];
+  size_t at[SORT_TEAM][SORT_TEAM];
+  unsigned char range_of[BINS];
+};
+
+static void plan_ranges(struct sort_plan *p, size_t n, size_t bins, size_t nt) {
+  size_t coarse[BINS];
+  for (size_t b = 0; b < bins; b++) {
+    coarse[b] = 0;
+    for (size_t u = 0; u < nt; u++)
+      coarse[b] += p->count[u][b];
+  }
+  p->split[0] = 0;
+  for (size_t d = 1; d < nt; d++)
+    p->split[d] = bin_at(coarse, bins, n * d / nt);
+  p->split[nt] = bins;
+  for (size_t d = 0; d < nt; d++)
+    for (size_t b = p->split[d]; b < p->split[d + 1]; b++)
+      p->range_of[b] = (unsigned char)d;
+  size_t run = 0;
+  for (size_t d = 0; d < nt; d++)
+    for (size_t u = 0; u < nt; u++) {
+      p->at[u][d] = run;
+      for (size_t b = p->split[d]; b < p->split[d + 1]; b++)
+        run += p->count[u][b];
+    }
+}
+
+/* Stable counting sort of n items by key (0..n_keys-1): order[new] = old,
+ * start[key] = first new. On threads, in three passes over each thread's
+ * slice of the items: it counts them in coarse bins of keys; the bins are
+ * split into ranges holding about n / threads items each (plan_ranges);
+ * it copies the indices of its items, in order, into the scratch, to the
+ * part of their key's range (a range's part holds the first thread's
+ * items, then the second's: ascending); then each thread sorts its
+ * range's part as the serial sort does. The result is the serial one for
+ * any thread count. Each thread scanned every item twice before, for the
+ * keys of its range: the sort of 60,000 spheres' cells took as long on
+ * two threads as on one (docs/performance.md, "The counting sort on
+ * threads"). */
 void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
-                       size_t *start, size_t *order) {
-  int most = omp_get_max_threads();
-  if (n <= DEM_PARALLEL_MIN || most == 1) {
+                       size_t *start, size_t *order, size_t *scratch) {
+  int team = omp_get_max_threads();
+  if (n <= DEM_PARALLEL_MIN || team == 1) {
     counting_sort_serial(n, key, n_keys, start, order);
     return;
   }
+  team = team < SORT_TEAM ? team : SORT_TEAM;
   int shift = 0; /* keys per bin: a power of two, no division per item */
   while ((n_keys + ((size_t)1 << shift) - 1) >> shift > BINS)
     shift++;
   const size_t bins = (n_keys + ((size_t)1 << shift) - 1) >> shift;
-  size_t coarse[BINS] = {0};
-  const long nn = (long)n;
-#pragma omp parallel
+  struct sort_plan plan;
+#pragma omp parallel num_threads(team)
   {
     const size_t t = (size_t)omp_get_thread_num(),
                  nt = (size_t)omp_get_num_threads();
-#pragma omp for schedule(static) reduction(+ : coarse[:BINS])
-    for (long i = 0; i < nn; i++)
-      coarse[key[i] >> shift]++;
-    const size_t b0 = bin_at(coarse, bins, n * t / nt),
-                 b1 = t + 1 == nt ? bins
-                                  : bin_at(coarse, bins, n * (t + 1) / nt);
-    const size_t c0 = b0 << shift < n_keys ? b0 << shift : n_keys,
-                 c1 = b1 << shift < n_keys ? b1 << shift : n_keys;
-    size_t base = 0;
-    for (size_t b = 0; b < b0; b++)
-      base += coarse[b];
-    for (size_t c = c0; c < c1; c++)
-      start[c] = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (i + SORT_AHEAD < n && key[i + SORT_AHEAD] - c0 < c1 - c0)
-        __builtin_prefetch(&start[key[i + SORT_AHEAD]], 1);
-      if (key[i] - c0 < c1 - c0) /* c0 <= key < c1, unsigned */
-        start[key[i]]++;
+    const size_t i0 = n * t / nt, i1 = n * (t + 1) / nt;
+    size_t *count = plan.count[t];
+    memset(count, 0, bins * sizeof *count);
+    for (size_t i = i0; i < i1; i++)
+      count[key[i] >> shift]++;
+#pragma omp barrier
+#pragma omp single
+    plan_ranges(&plan, n, bins, nt);
+    size_t put[SORT_TEAM];
+    for (size_t d = 0; d < nt; d++)
+      put[d] = plan.at[t][d];
+    for (size_t i = i0; i < i1; i++)
+      scratch[put[plan.range_of[key[i] >> shift]]++] = i;
+#pragma omp barrier
+    const size_t c0 = plan.split[t] << shift < n_keys ? plan.split[t] << shift
+                                                      : n_keys,
+                 c1 = plan.split[t + 1] << shift < n_keys
+                          ? plan.split[t + 1] << shift
+                          : n_keys;
+    const size_t a0 = plan.at[0][t], a1 = t + 1 < nt ? plan.at[0][t + 1] : n;
+    memset(start + c0, 0, (c1 - c0) * sizeof *start);
+    for (size_t a = a0; a < a1; a++) {
+      if (a + SORT_AHEAD < a1)
+        __builtin_prefetch(&start[key[scratch[a + SORT_AHEAD]]], 1);
+      start[key[scratch[a]]]++;
     }
-    for (size_t c = c0, run = base; c < c1; c++) {
-      const size_t count = start[c];
+    size_t run = a0;
+    for (size_t c = c0; c < c1; c++) {
+      run += start[c];
       start[c] = run;
-      run += count;
     }
-    for (size_t i = 0; i < n; i++) {
-      if (i + SORT_AHEAD < n && key[i + SORT_AHEAD] - c0 < c1 - c0)
-        __builtin_prefetch(&start[key[i + SORT_AHEAD]], 1);
-      if (key[i] - c0 < c1 - c0)
-        order[start[key[i]]++] = i;
+    for (size_t a = a1; a-- > a0;) {
+      if (a >= a0 + SORT_AHEAD)
+        __builtin_prefetch(&start[key[scratch[a - SORT_AHEAD]]], 1);
+      const size_t i = scratch[a];
+      order[--start[key[i]]] = i;
     }
-    for (size_t c = c1; c > c0 + 1; c--)
-      start[c - 1] = start[c - 2];
-    if (c1 > c0)
-      start[c0] = base;
     if (t + 1 == nt)
       start[n_keys] = n;
   }

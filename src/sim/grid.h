@@ -26,9 +26,10 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
                          const double hi[3], double h, size_t max_cells);
 
 /* Stable counting sort of n items by key (0..n_keys-1): order[new] = old,
- * start[key] = first new (start holds n_keys + 1). */
+ * start[key] = first new (start holds n_keys + 1); scratch holds n items
+ * (used on more than one thread). */
 void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
-                       size_t *start, size_t *order);
+                       size_t *start, size_t *order, size_t *scratch);
 
 /* cell[k] = the index of x[k]'s cell (dem_grid_coords, clamped), k < n:
  * the key the counting sort orders points by. */

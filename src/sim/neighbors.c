@@ -31,6 +31,7 @@ struct dem_nb_work {
   size_t n_alloc; /* spheres nb->start and nb->active hold */
   /* In the shared scratch (sim/scratch.h), laid out at each build. */
   size_t *cell_of, *order, *pos;
+  size_t *cell_scratch; /* the counting sort's, beside cell_of */
   unsigned char *candidate;
   double (*sx)[3], *sr; /* positions and radii in cell order */
   int *sb;              /* bodies in cell order */
@@ -41,6 +42,7 @@ struct dem_nb_work {
   int *codes;                /* beside nb->list: the entries as pair codes */
   int by_bodies;             /* the pairs hold sphere indices, not cell order */
   size_t *bcell_of, *border; /* in the scratch too */
+  size_t *bcell_scratch;     /* the broad phase's counting sort's */
   double *bradius;
   struct dem_grid bg;
 };
@@ -89,12 +91,13 @@ int dem_neighbors_stale(struct dem_sim *sim) {
 
 /* The build's scratch for n spheres and n_bodies bodies: order and
  * candidate live through the build; one region after them serves in turn
- * the broad phase (bcell_of, border, bradius), the cell keys (cell_of,
- * until the counting sort), the search (sx, sr, sb) and the mirroring
- * (pos), each phase done with it before the next writes. */
+ * the broad phase (bcell_of, border, bradius, its sort's scratch), the
+ * cell keys (cell_of and the counting sort's scratch, until the sort),
+ * the search (sx, sr, sb) and the mirroring (pos), each phase done with
+ * it before the next writes. */
 static size_t work_bytes(size_t n, size_t n_bodies) {
-  size_t broad = 3 * dem_scratch_size(n_bodies, sizeof(size_t)),
-         keys = dem_scratch_size(n, sizeof(size_t)),
+  size_t broad = 4 * dem_scratch_size(n_bodies, sizeof(size_t)),
+         keys = 2 * dem_scratch_size(n, sizeof(size_t)),
          search = dem_scratch_size(n, 3 * sizeof(double)) +
                   dem_scratch_size(n, sizeof(double)) +
                   dem_scratch_size(n, sizeof(int));
@@ -112,8 +115,11 @@ static void work_layout(struct dem_nb_work *w, const struct dem_scratch *sc,
   w->bcell_of = dem_scratch_take(sc, &at, n_bodies, sizeof *w->bcell_of);
   w->border = dem_scratch_take(sc, &at, n_bodies, sizeof *w->border);
   w->bradius = dem_scratch_take(sc, &at, n_bodies, sizeof *w->bradius);
+  w->bcell_scratch =
+      dem_scratch_take(sc, &at, n_bodies, sizeof *w->bcell_scratch);
   at = region;
   w->cell_of = dem_scratch_take(sc, &at, n, sizeof *w->cell_of);
+  w->cell_scratch = dem_scratch_take(sc, &at, n, sizeof *w->cell_scratch);
   at = region;
   w->sx = dem_scratch_take(sc, &at, n, sizeof *w->sx);
   w->sr = dem_scratch_take(sc, &at, n, sizeof *w->sr);
@@ -313,7 +319,8 @@ static dem_status broad_phase(struct dem_sim *sim) {
   if (st)
     return st;
   dem_grid_cells_of(g, (const double(*)[3])b->x, b->n, w->bcell_of);
-  dem_counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border);
+  dem_counting_sort(b->n, w->bcell_of, g->n_cells, g->cell_start, w->border,
+                    w->bcell_scratch);
   const double *R = w->bradius;
   unsigned char *cand = w->candidate;
   DEM_PARALLEL_IF(nbod > DEM_PARALLEL_MIN / 8, omp parallel, {
@@ -749,7 +756,8 @@ static dem_status find_pairs_in_cells(struct dem_sim *sim) {
                         dem_periodic_cell_of(wl, g, s->x[i]););
   } else
     dem_grid_cells_of(g, (const double(*)[3])s->x, n, w->cell_of);
-  dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order);
+  dem_counting_sort(n, w->cell_of, g->n_cells + 1, g->cell_start, w->order,
+                    w->cell_scratch);
   copy_sorted(sim, n);
   if (wl->periodic)
     find_pairs_periodic(sim, n);
