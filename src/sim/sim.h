@@ -217,6 +217,10 @@ struct dem_neighbors {
    * evaluation, and a mark per sphere (0 outside it), n_spheres each. */
   int *touching;
   unsigned char *touching_mark;
+  /* Whether the last gather found at most a quarter of the listed
+   * contacts touching (it then takes the touching spheres' path again,
+   * counting them as it lists them: speed only, the bits are the same). */
+  int gather_sparse;
   long builds;
   size_t n_candidates;      /* spheres the sphere phase searched */
   struct dem_nb_work *work; /* cell grids and scratch, private */
