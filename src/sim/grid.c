@@ -82,8 +82,8 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
 #define SORT_AHEAD 16
 
 /* The serial sort: count, scan to each key's end, place from the last
- * item back (each key's end moving down to its start: no pass shifting
- * the starts back, 10 % of the sort of 60,000 spheres' cells). */
+ * item back (each key's end moving down to its start): no pass shifting
+ * the starts back. */
 static void counting_sort_serial(size_t n, const size_t *key, size_t n_keys,
                                  size_t *start, size_t *order) {
   memset(start, 0, n_keys * sizeof *start);
