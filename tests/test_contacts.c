@@ -428,11 +428,11 @@ END_TEST
  * where the chunk has room. Returns how many touch; counts the chunks. */
 static size_t check_touched_list(const struct dem_contact_list *c,
                                  size_t *chunks_seen) {
-  const size_t chunks = (c->n + DEM_CHUNK - 1) / DEM_CHUNK;
+  const size_t chunks = dem_chunks(c);
   size_t touching = 0;
   for (size_t j = 0; j < chunks; j++) {
     size_t k0, k1, e;
-    dem_owner_chunk((const int(*)[2])c->ij, c->n, j, &k0, &k1);
+    dem_owner_chunk((const int(*)[2])c->ij, c->n, j, c->chunk, &k0, &k1);
     e = k0;
     for (size_t k = k0; k < k1; k++) {
       if (!c->touched[k])
@@ -480,6 +480,38 @@ START_TEST(touching_contacts_are_listed_chunk_by_chunk) {
 }
 END_TEST
 
+/* dem_chunk_size: chunks of at most DEM_CHUNK contacts, as many for each
+ * thread, so that each thread's static share of them (contiguous, as
+ * `schedule(static)` gives) holds its share of the contacts to within a
+ * chunk's rounding; whole chunks of DEM_CHUNK gave one thread of two up
+ * to a chunk more. */
+START_TEST(chunks_are_as_many_on_each_thread) {
+  static const size_t sizes[] = {513, 2049, 6600, 7150, 9683, 100001};
+  for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+    for (size_t threads = 1; threads <= 4; threads++) {
+      const size_t n = sizes[a], size = dem_chunk_size(n, threads);
+      const size_t chunks = (n + size - 1) / size;
+      ck_assert(size >= 1 && size <= DEM_CHUNK);
+      ck_assert_msg(chunks % threads == 0,
+                    "%zu contacts, %zu threads: %zu "
+                    "chunks of %zu",
+                    n, threads, chunks, size);
+      const size_t per = chunks / threads;
+      for (size_t t = 0; t < threads; t++) {
+        size_t lo = t * per * size, hi = (t + 1) * per * size;
+        lo = lo < n ? lo : n, hi = hi < n ? hi : n;
+        const double share = (double)n / (double)threads;
+        /* each chunk rounds up by less than one contact; the last
+         * thread's share takes what the others' rounding left */
+        ck_assert_msg(fabs((double)(hi - lo) - share) <=
+                          (double)(threads * per),
+                      "%zu contacts, thread %zu of %zu: %zu of them", n, t,
+                      threads, hi - lo);
+      }
+    }
+}
+END_TEST
+
 static Suite *contacts_suite(void) {
   Suite *s = suite_create("contacts");
   TCase *tc = tcase_create("core");
@@ -489,6 +521,7 @@ static Suite *contacts_suite(void) {
   tcase_add_test(tc, the_build_keeps_each_pairs_constants);
   tcase_add_test(tc, every_evaluation_and_parting_is_accounted_once);
   tcase_add_test(tc, touching_contacts_are_listed_chunk_by_chunk);
+  tcase_add_test(tc, chunks_are_as_many_on_each_thread);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -34,10 +34,10 @@ static inline void mark_touching(struct dem_neighbors *nb, size_t *m, int i) {
 static size_t touching_of(struct dem_neighbors *nb,
                           const struct dem_contact_list *c, int ends, size_t m,
                           size_t *contacts) {
-  const size_t chunks = (c->n + DEM_CHUNK - 1) / DEM_CHUNK;
+  const size_t chunks = dem_chunks(c);
   for (size_t j = 0; j < chunks; j++) {
     size_t k0, k1, e;
-    dem_owner_chunk((const int(*)[2])c->ij, c->n, j, &k0, &k1);
+    dem_owner_chunk((const int(*)[2])c->ij, c->n, j, c->chunk, &k0, &k1);
     for (e = k0; e < k1 && c->touched_at[e] != SIZE_MAX; e++) {
       const size_t k = c->touched_at[e];
       mark_touching(nb, &m, c->ij[k][0]);

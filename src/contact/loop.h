@@ -238,15 +238,33 @@ dem_contact_store(struct dem_contact_list *c, size_t k, unsigned flags,
     memcpy(c->torque[k], r->t, sizeof r->t);
 }
 
-/* Contacts a thread takes at a time. */
+/* Contacts a thread takes at a time, at most. */
 #define DEM_CHUNK 512
 
-/* Chunk j [*k0, *k1) of n contacts, cut only between owners (ij[k][0]), so
- * that each owner's contacts are one chunk's, in order. */
+/* The chunk size for n contacts on `threads` threads: as many chunks of
+ * at most DEM_CHUNK on each thread, so that each thread's static share
+ * of the chunks is its share of the contacts. With chunks of DEM_CHUNK,
+ * the thread with one chunk more took 53 % of the 60,000-sphere gas's
+ * pairs (docs/performance.md, "Chunks as many on each thread"). Which
+ * chunk a contact falls in changes no result: an owner's contacts are
+ * always one chunk's. */
+static inline size_t dem_chunk_size(size_t n, size_t threads) {
+  const size_t per = (n + threads * DEM_CHUNK - 1) / (threads * DEM_CHUNK);
+  return per ? (n + per * threads - 1) / (per * threads) : DEM_CHUNK;
+}
+
+/* How many chunks list c's last evaluation had. */
+static inline size_t dem_chunks(const struct dem_contact_list *c) {
+  return c->n && c->chunk ? (c->n + c->chunk - 1) / c->chunk : 0;
+}
+
+/* Chunk j [*k0, *k1) of n contacts in chunks of `size`, cut only between
+ * owners (ij[k][0]), so that each owner's contacts are one chunk's, in
+ * order. */
 static DEM_ALWAYS_INLINE void dem_owner_chunk(const int (*ij)[2], size_t n,
-                                              size_t j, size_t *k0,
+                                              size_t j, size_t size, size_t *k0,
                                               size_t *k1) {
-  size_t a = j * DEM_CHUNK, b = a + DEM_CHUNK < n ? a + DEM_CHUNK : n;
+  size_t a = j * size, b = a + size < n ? a + size : n;
   while (a > 0 && a < n && ij[a][0] == ij[a - 1][0])
     a++;
   while (b > 0 && b < n && ij[b][0] == ij[b - 1][0])
@@ -743,11 +761,12 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
                   void (*release)(const void *, const struct dem_pair *,
                                   const double *, double *),
                   unsigned flags, const int team) {
-  const long chunks = (long)((c->n + DEM_CHUNK - 1) / DEM_CHUNK);
+  const long chunks = (long)dem_chunks(c);
 #define DEM_CONTACT_CHUNK(j)                                                   \
   do {                                                                         \
     size_t k0, k1;                                                             \
-    dem_owner_chunk((const int(*)[2])c->ij, c->n, (size_t)(j), &k0, &k1);      \
+    dem_owner_chunk((const int(*)[2])c->ij, c->n, (size_t)(j), c->chunk, &k0,  \
+                    &k1);                                                      \
     dem_contact_range(sim, c, k0, k1, walls, periodic, dt, kernel, lanes,      \
                       release, flags);                                         \
   } while (0)
@@ -768,10 +787,12 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
                               release, flags)                                  \
   do {                                                                         \
     if ((c)->n > DEM_PARALLEL_MIN / 4 && omp_get_max_threads() > 1) {          \
+      (c)->chunk = dem_chunk_size((c)->n, (size_t)omp_get_max_threads());      \
       _Pragma("omp parallel")                                                  \
           dem_contact_slice((sim), (c), (walls), (periodic), (dt), (kernel),   \
                             (lanes), (release), (flags), 1);                   \
     } else {                                                                   \
+      (c)->chunk = dem_chunk_size((c)->n, 1);                                  \
       dem_contact_slice((sim), (c), (walls), (periodic), (dt), (kernel),       \
                         (lanes), (release), (flags), 0);                       \
     }                                                                          \

@@ -161,6 +161,7 @@ struct dem_contact_list {
    * (dem_owner_chunk) from its first place, ended by SIZE_MAX where the
    * chunk has room (contact/loop.h). */
   size_t *touched_at;
+  size_t chunk; /* the contacts a chunk of the last evaluation held, at most */
   /* Wall contacts with a mesh patch: their candidate triangles
    * (sim/mesh_walls.h; NULL when there are no meshes). */
   size_t *tri_first, *tri_count;
