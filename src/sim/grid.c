@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/isa.h"
 #include "sim/sim.h"
 
 /* Grows *ptr to hold want items of size bytes (kept when big enough). */
@@ -81,27 +82,42 @@ dem_status dem_grid_size(struct dem_grid *g, const double lo[3],
  * caches, and the keys jump between rows of cells. */
 #define SORT_AHEAD 16
 
-/* The serial sort: count, scan to each key's end, place from the last
- * item back (each key's end moving down to its start): no pass shifting
- * the starts back. */
-static void counting_sort_serial(size_t n, const size_t *key, size_t n_keys,
-                                 size_t *start, size_t *order) {
-  memset(start, 0, n_keys * sizeof *start);
-  for (size_t i = 0; i < n; i++) {
-    if (i + SORT_AHEAD < n)
-      __builtin_prefetch(&start[key[i + SORT_AHEAD]], 1);
-    start[key[i]]++;
+/* Sorts by key the items of places p0..p1-1 (place p holds item
+ * items[p], or item p when `items` is NULL; ascending), whose keys all lie
+ * in [c0, c1), into order[p0..p1-1], and sets start[c0..c1-1]: count,
+ * scan to each key's end, place from the last item back (each key's end
+ * moving down to its start, so no pass shifts the starts back). Both the
+ * serial sort and each thread's range of keys; `items` is a constant of
+ * each caller. */
+static DEM_ALWAYS_INLINE void sort_items(const size_t *key, const size_t *items,
+                                         size_t p0, size_t p1, size_t c0,
+                                         size_t c1, size_t *start,
+                                         size_t *order) {
+#define ITEM(p) (items ? items[p] : (p))
+  memset(start + c0, 0, (c1 - c0) * sizeof *start);
+  for (size_t p = p0; p < p1; p++) {
+    if (p + SORT_AHEAD < p1)
+      __builtin_prefetch(&start[key[ITEM(p + SORT_AHEAD)]], 1);
+    start[key[ITEM(p)]]++;
   }
-  size_t run = 0;
-  for (size_t c = 0; c < n_keys; c++) {
+  size_t run = p0;
+  for (size_t c = c0; c < c1; c++) {
     run += start[c];
     start[c] = run;
   }
-  for (size_t i = n; i-- > 0;) {
-    if (i >= SORT_AHEAD)
-      __builtin_prefetch(&start[key[i - SORT_AHEAD]], 1);
+  for (size_t p = p1; p-- > p0;) {
+    if (p >= p0 + SORT_AHEAD)
+      __builtin_prefetch(&start[key[ITEM(p - SORT_AHEAD)]], 1);
+    const size_t i = ITEM(p);
     order[--start[key[i]]] = i;
   }
+#undef ITEM
+}
+
+/* The serial sort: every item, every key. */
+static void counting_sort_serial(size_t n, const size_t *key, size_t n_keys,
+                                 size_t *start, size_t *order) {
+  sort_items(key, NULL, 0, n, 0, n_keys, start, order);
   start[n_keys] = n;
 }
 
@@ -159,11 +175,10 @@ static void plan_ranges(struct sort_plan *p, size_t n, size_t bins, size_t nt) {
  * it copies the indices of its items, in order, into the scratch, to the
  * part of their key's range (a range's part holds the first thread's
  * items, then the second's: ascending); then each thread sorts its
- * range's part as the serial sort does. The result is the serial one for
- * any thread count. Each thread scanned every item twice before, for the
- * keys of its range: the sort of 60,000 spheres' cells took as long on
- * two threads as on one (docs/performance.md, "The counting sort on
- * threads"). */
+ * range's part as the serial sort does (sort_items). The result is the serial
+ * one for any thread count. Each thread scanned every item twice before, for
+ * the keys of its range: the sort of 60,000 spheres' cells took as long on two
+ * threads as on one (docs/performance.md, "The counting sort on threads"). */
 void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
                        size_t *start, size_t *order, size_t *scratch) {
   int team = omp_get_max_threads();
@@ -201,23 +216,7 @@ void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
                           ? plan.split[t + 1] << shift
                           : n_keys;
     const size_t a0 = plan.at[0][t], a1 = t + 1 < nt ? plan.at[0][t + 1] : n;
-    memset(start + c0, 0, (c1 - c0) * sizeof *start);
-    for (size_t a = a0; a < a1; a++) {
-      if (a + SORT_AHEAD < a1)
-        __builtin_prefetch(&start[key[scratch[a + SORT_AHEAD]]], 1);
-      start[key[scratch[a]]]++;
-    }
-    size_t run = a0;
-    for (size_t c = c0; c < c1; c++) {
-      run += start[c];
-      start[c] = run;
-    }
-    for (size_t a = a1; a-- > a0;) {
-      if (a >= a0 + SORT_AHEAD)
-        __builtin_prefetch(&start[key[scratch[a - SORT_AHEAD]]], 1);
-      const size_t i = scratch[a];
-      order[--start[key[i]]] = i;
-    }
+    sort_items(key, scratch, a0, a1, c0, c1, start, order);
     if (t + 1 == nt)
       start[n_keys] = n;
   }
