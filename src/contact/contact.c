@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "contact/loop.h"
+#include "core/shares.h"
 #include "sim/active.h"
 
 /* How many spheres apart the sparse gather's stages ask for lines
@@ -172,6 +173,31 @@ static size_t count_touched(const struct dem_contact_list *c) {
   return n;
 }
 
+/* Spheres who[a0 .. a1) of n: the touching contacts' sums (`sparse`,
+ * each sphere's mark cleared and its body marked in `forced`), or all
+ * contacts'. */
+static void gather_spheres(struct dem_sim *sim, const int *who, long n, long a0,
+                           long a1, int sparse, int *forced) {
+  struct dem_spheres *s = &sim->s;
+  struct dem_neighbors *nb = &sim->nb;
+  const struct dem_contact_list *c = &sim->pairs, *wc = &sim->wall_contacts;
+  const int torques = c->has_torque;
+  for (long a = a0; a < a1; a++) {
+    if (sparse) {
+      prefetch_sphere(s, nb, c, wc, who, a, n, forced, torques);
+      gather_sphere(s, nb, c, wc, who[a], torques, 1);
+      nb->touching_mark[who[a]] = 0;
+      if (forced) /* two threads may mark one body: both write 1 */
+        __atomic_store_n(&forced[s->body[who[a]]], 1, __ATOMIC_RELAXED);
+    } else
+      gather_sphere(s, nb, c, wc, who[a], torques, 0);
+  }
+}
+
+/* Parts of the active spheres a thread's share holds: each thread takes
+ * its own share's first, then, done early, another's (core/shares.h). */
+enum { GATHER_PARTS_PER_THREAD = 8 };
+
 /* Each sphere with a contact that touched gets its contacts' sum
  * (gather_sphere). In a dilute packing (at most a quarter of the listed
  * contacts touch) the other active spheres are not visited: their force
@@ -185,7 +211,6 @@ static void gather(struct dem_sim *sim) {
   struct dem_spheres *s = &sim->s;
   struct dem_neighbors *nb = &sim->nb;
   const struct dem_contact_list *c = &sim->pairs, *wc = &sim->wall_contacts;
-  const int torques = c->has_torque;
   const int *who = nb->active;
   long n = (long)nb->n_active;
   int sparse = 0;
@@ -208,18 +233,22 @@ static void gather(struct dem_sim *sim) {
     nb->gather_sparse = 4 * contacts <= c->n + wc->n;
   } else
     nb->gather_sparse = 0;
-  DEM_PARALLEL_IF(
-      n > DEM_PARALLEL_MIN / 4, omp parallel for schedule(static),
-      for (long a = 0; a < n; a++) {
-    if (sparse) {
-      prefetch_sphere(s, nb, c, wc, who, a, n, forced, torques);
-      gather_sphere(s, nb, c, wc, who[a], torques, 1);
-      nb->touching_mark[who[a]] = 0;
-      if (forced) /* two threads may mark one body: both write 1 */
-        __atomic_store_n(&forced[s->body[who[a]]], 1, __ATOMIC_RELAXED);
-    } else
-      gather_sphere(s, nb, c, wc, who[a], torques, 0);
-      });
+  /* Parts of the spheres, each thread its share first, then another's
+   * (core/shares.h): each sphere's sums are its own, whoever makes them. */
+  const int threads = n > DEM_PARALLEL_MIN / 4 ? omp_get_max_threads() : 1;
+  const long parts = threads > 1 ? (long)threads * GATHER_PARTS_PER_THREAD : 1;
+  struct dem_shares shares;
+  dem_shares_init(&shares, (size_t)parts, threads);
+  if (threads > 1) {
+#pragma omp parallel
+    {
+      const int me = omp_get_thread_num();
+      for (long k; (k = dem_shares_next(&shares, me)) >= 0;)
+        gather_spheres(sim, who, n, n * k / parts, n * (k + 1) / parts, sparse,
+                       forced);
+    }
+  } else
+    gather_spheres(sim, who, n, 0, n, sparse, forced);
   if (!sparse || !forced)
     s->forces_marked = 0;
   s->forces_dirty = 1;

@@ -13,6 +13,7 @@
 #endif
 
 #include "contact/model.h"
+#include "core/shares.h"
 #include "core/vec3.h"
 #include "sim/mesh_walls.h"
 #include "sim/periodic.h"
@@ -743,24 +744,24 @@ dem_contact_range(struct dem_sim *sim, struct dem_contact_list *c, size_t k0,
 }
 
 /* The contacts of list c, chunk by chunk: inside a parallel region
- * (`team`) each thread a contiguous share of the chunks, as the tiles
- * give each thread a contiguous share of the bodies (operators/pipeline.c),
- * so that a thread reads mostly the sphere positions it has just written,
- * from its own core's caches; the results do not depend on who does
- * which. Chunks taken as threads came free (dynamic) read them from the
- * other core's: the 60,000-sphere gas's pair loop took 42 us a step on 2
- * threads, against 29 us now and 53 us on 1 (docs/performance.md,
- * "Pairs where their spheres were placed"). Without a team the same
- * chunks in order, with no worksharing directive: an orphaned `omp for`
- * still calls libgomp, which is what a small system must not pay
- * (docs/performance.md, "Small systems"). */
+ * (`shares`) each thread first its contiguous share of the chunks, as
+ * the tiles give each thread a contiguous share of the bodies
+ * (operators/pipeline.c), so that a thread reads mostly the sphere
+ * positions it has just written, from its own core's caches; then, done
+ * early, the last chunks of another's share (core/shares.h). The results
+ * do not depend on who does which. Chunks taken as threads came free
+ * (dynamic) read them from the other core's: the 60,000-sphere gas's
+ * pair loop took 42 us a step on 2 threads, against 29 us for static
+ * shares and 53 us on 1 (docs/performance.md, "Pairs where their spheres
+ * were placed"). Without a team the same chunks in order, with no
+ * OpenMP call (docs/performance.md, "Small systems"). */
 static DEM_ALWAYS_INLINE void
 dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
                   const int walls, const int periodic, double dt,
                   dem_pair_kernel kernel, dem_lane_kernel lanes,
                   void (*release)(const void *, const struct dem_pair *,
                                   const double *, double *),
-                  unsigned flags, const int team) {
+                  unsigned flags, struct dem_shares *shares) {
   const long chunks = (long)dem_chunks(c);
 #define DEM_CONTACT_CHUNK(j)                                                   \
   do {                                                                         \
@@ -770,9 +771,10 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
     dem_contact_range(sim, c, k0, k1, walls, periodic, dt, kernel, lanes,      \
                       release, flags);                                         \
   } while (0)
-  if (team) {
-    _Pragma("omp for schedule(static)") for (long j = 0; j < chunks; j++)
-        DEM_CONTACT_CHUNK(j);
+  if (shares) {
+    const int me = omp_get_thread_num();
+    for (long j; (j = dem_shares_next(shares, me)) >= 0;)
+      DEM_CONTACT_CHUNK(j);
   } else {
     for (long j = 0; j < chunks; j++)
       DEM_CONTACT_CHUNK(j);
@@ -787,14 +789,17 @@ dem_contact_slice(struct dem_sim *sim, struct dem_contact_list *c,
                               release, flags)                                  \
   do {                                                                         \
     if ((c)->n > DEM_PARALLEL_MIN / 4 && omp_get_max_threads() > 1) {          \
-      (c)->chunk = dem_chunk_size((c)->n, (size_t)omp_get_max_threads());      \
+      const int threads_ = omp_get_max_threads();                              \
+      struct dem_shares shares_;                                               \
+      (c)->chunk = dem_chunk_size((c)->n, (size_t)threads_);                   \
+      dem_shares_init(&shares_, dem_chunks(c), threads_);                      \
       _Pragma("omp parallel")                                                  \
           dem_contact_slice((sim), (c), (walls), (periodic), (dt), (kernel),   \
-                            (lanes), (release), (flags), 1);                   \
+                            (lanes), (release), (flags), &shares_);            \
     } else {                                                                   \
       (c)->chunk = dem_chunk_size((c)->n, 1);                                  \
       dem_contact_slice((sim), (c), (walls), (periodic), (dt), (kernel),       \
-                        (lanes), (release), (flags), 0);                       \
+                        (lanes), (release), (flags), NULL);                    \
     }                                                                          \
   } while (0)
 

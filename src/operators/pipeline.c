@@ -9,6 +9,7 @@
 #include "contact/model.h"
 #include "core/names.h"
 #include "core/quat.h"
+#include "core/shares.h"
 #include "core/vec3.h"
 #include "operators/rot_bodies.h"
 #include "operators/schemes_data.h"
@@ -388,13 +389,15 @@ static void run_tiles(struct dem_pipeline *p, struct dem_sim *sim, size_t i,
     tiles = (tiles + threads - 1) / threads * threads; /* as many on each */
     double moved2 = 0.0;
     int escaped = 0;
+    struct dem_shares shares;
+    dem_shares_init(&shares, (size_t)tiles, (int)threads);
 #pragma omp parallel reduction(max : moved2) reduction(| : escaped)
     {
       struct dem_tile_sums sums = {0.0, 0};
-      size_t t0, t1;
-      dem_thread_slice((size_t)tiles, &t0, &t1);
-      run_tile_range(p, sim, i, j, predict_at, tiles, t0, t1,
-                     p->timing && omp_get_thread_num() == 0, &sums);
+      const int me = omp_get_thread_num();
+      for (long t; (t = dem_shares_next(&shares, me)) >= 0;)
+        run_tile_range(p, sim, i, j, predict_at, tiles, (size_t)t,
+                       (size_t)t + 1, p->timing && me == 0, &sums);
       moved2 = sums.moved2 > moved2 ? sums.moved2 : moved2;
       escaped |= sums.escaped;
     }

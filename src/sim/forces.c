@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/isa.h"
+#include "core/shares.h"
 #include "core/vec3.h"
 #include "sim/near.h"
 
@@ -213,6 +214,11 @@ static void gather_marked(struct dem_bodies *b, struct dem_spheres *s,
   }
 }
 
+/* From how many bodies (a thread's share) gather_rods_avx2 asks for lines:
+ * fewer, and the positions are in cache, where asking costs instructions for
+ * nothing (10,000 rods' spheres take 720 kB). */
+#define ROD_FAR 32768
+
 #if DEM_ISA_VARIANTS
 #include <immintrin.h>
 
@@ -220,11 +226,6 @@ static void gather_marked(struct dem_bodies *b, struct dem_spheres *s,
  * ahead was too close for memory (gather_forces at 1e6 spheres 5-7 %
  * faster with 48). */
 #define ROD_AHEAD 48
-
-/* From how many bodies (a thread's slice) it does: fewer, and the
- * positions are in cache, where asking costs instructions for nothing
- * (10,000 rods' spheres take 720 kB). */
-#define ROD_FAR 32768
 
 /* Asks for the positions of bodies k .. k + 3 and of their members,
  * which the bodies with a force read (arms for the torques): those are
@@ -265,7 +266,7 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
                                              struct dem_spheres *s,
                                              const double *g, int *forced,
                                              int torques, int dense, int set,
-                                             long b0, long b1) {
+                                             int far, long b0, long b1) {
   const size_t *first = b->first_member;
   const __m256d zero = _mm256_setzero_pd();
   /* g as the rows of four bodies lay it out: x y z x, y z x y, z x y z */
@@ -273,7 +274,6 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
                 g1 = _mm256_setr_pd(g[1], g[2], g[0], g[1]),
                 g2 = _mm256_setr_pd(g[2], g[0], g[1], g[2]);
   const __m256i bits = _mm256_set1_epi64x(INT64_MAX); /* all but the sign */
-  const int far = b1 - b0 >= ROD_FAR; /* the data beyond the caches */
   long k = b0;
   for (; k + 4 <= b1; k += 4) {
     const size_t f0 = first[k];
@@ -340,49 +340,83 @@ DEM_TARGET_AVX2 static void gather_rods_avx2(struct dem_bodies *b,
 }
 #endif
 
+/* What a step's gather does, the same for every part of the bodies. */
+struct gather_plan {
+  const double *g;
+  const size_t *act;
+  const int *active;
+  int *forced, *list, *clear;
+  int torques, dense, set, far;
+};
+
+/* Bodies [i0, i1) of the gather. */
+static void gather_part(struct dem_bodies *b, struct dem_spheres *s,
+                        const struct gather_plan *p, long i0, long i1) {
+  if (p->list)
+    gather_marked(b, s, p->g, p->forced, p->list, p->torques, i0, i1);
+#if DEM_ISA_VARIANTS
+  else if (!p->act && dem_isa_best() >= DEM_ISA_AVX2)
+    gather_rods_avx2(b, s, p->g, p->forced, p->torques, p->dense, p->set,
+                     p->far, i0, i1);
+#endif
+  else
+    gather_bodies(b, s, p->g, p->act, p->active, p->forced, p->torques, p->set,
+                  i0, i1);
+  if (p->clear && i1 > i0)
+    memset(p->clear + i0, 0, (size_t)(i1 - i0) * sizeof *p->clear);
+}
+
+/* Parts of the bodies a thread's share holds: each thread takes its own
+ * share's first, then, done early, another's (core/shares.h). */
+enum { GATHER_PARTS_PER_THREAD = 8 };
+
 void dem_forces_gather(struct dem_sim *sim) {
   const struct dem_near *nr = dem_near_on(sim);
   const size_t *act = nr ? nr->act : NULL;
-  const int torques = sim->pairs.has_torque;
   struct dem_bodies *b = &sim->b;
   struct dem_spheres *s = &sim->s;
-  const double *g = sim->gravity;
-  const int *active = sim->nb.active;
   const long n = (long)b->n;
   /* The work is per sphere: 2,000 rods (6,000 spheres) are worth two
-   * threads, each its static slice of the bodies. */
+   * threads. */
   const long work = act ? (long)sim->nb.n_active : (long)s->n;
+  const int threads = work > DEM_PARALLEL_MIN && omp_get_max_threads() > 1
+                          ? omp_get_max_threads()
+                          : 1;
+  struct gather_plan p = {.g = sim->gravity,
+                          .act = act,
+                          .active = sim->nb.active,
+                          .torques = sim->pairs.has_torque,
+                          .set = b->weighed};
   /* Most spheres with a contact: a test of each member would find few
    * to skip (gather_rods_avx2). */
-  const int dense = 8 * sim->nb.n_active >= 7 * s->n;
+  p.dense = 8 * sim->nb.n_active >= 7 * s->n;
   /* The marks, if they hold every body with a force (not with the near
    * path, which visits the active spheres only: then they are cleared). */
-  int *forced = s->forces_marked && !act ? b->forced : NULL;
-  int *clear = forced ? NULL : b->forced;
-  const int set = b->weighed;
+  p.forced = s->forces_marked && !act ? b->forced : NULL;
+  p.clear = p.forced ? NULL : b->forced;
   /* With the weights in place, the marked bodies only, listed in the
    * neighbours' scratch (gather_marked). */
-  int *list =
-      forced && set &&
-              !dem_scratch_reserve(&sim->nb.scratch, (size_t)n * sizeof *list)
+  p.list =
+      p.forced && p.set &&
+              !dem_scratch_reserve(&sim->nb.scratch, (size_t)n * sizeof *p.list)
           ? sim->nb.scratch.p
           : NULL;
-  DEM_PARALLEL_IF(work > DEM_PARALLEL_MIN, omp parallel, {
-    size_t i0, i1;
-    dem_thread_slice((size_t)n, &i0, &i1);
-    if (list)
-      gather_marked(b, s, g, forced, list, torques, (long)i0, (long)i1);
-#if DEM_ISA_VARIANTS
-    else if (!act && dem_isa_best() >= DEM_ISA_AVX2)
-      gather_rods_avx2(b, s, g, forced, torques, dense, set, (long)i0,
-                       (long)i1);
-#endif
-    else
-      gather_bodies(b, s, g, act, active, forced, torques, set, (long)i0,
-                    (long)i1);
-    if (clear && i1 > i0)
-      memset(clear + i0, 0, (i1 - i0) * sizeof *clear);
-  });
+  /* The data beyond the caches: a thread's share of the bodies is many. */
+  p.far = n / threads >= ROD_FAR;
+  if (threads == 1) {
+    gather_part(b, s, &p, 0, n);
+  } else {
+    /* Each body's sums are its own, whoever makes them. */
+    const long parts = (long)threads * GATHER_PARTS_PER_THREAD;
+    struct dem_shares shares;
+    dem_shares_init(&shares, (size_t)parts, threads);
+#pragma omp parallel
+    {
+      const int me = omp_get_thread_num();
+      for (long k; (k = dem_shares_next(&shares, me)) >= 0;)
+        gather_part(b, s, &p, n * k / parts, n * (k + 1) / parts);
+    }
+  }
   /* No sphere holds a force now, and no body is marked. */
   sim->s.forces_dirty = 0;
   sim->s.forces_marked = b->forced != NULL;
