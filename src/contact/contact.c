@@ -236,10 +236,10 @@ static void gather(struct dem_sim *sim) {
   /* Parts of the spheres, each thread its share first, then another's
    * (core/shares.h): each sphere's sums are its own, whoever makes them. */
   const int threads = n > DEM_PARALLEL_MIN / 4 ? omp_get_max_threads() : 1;
-  const long parts = threads > 1 ? (long)threads * GATHER_PARTS_PER_THREAD : 1;
-  struct dem_shares shares;
-  dem_shares_init(&shares, (size_t)parts, threads);
   if (threads > 1) {
+    const long parts = (long)threads * GATHER_PARTS_PER_THREAD;
+    struct dem_shares shares;
+    dem_shares_init(&shares, (size_t)parts, threads);
 #pragma omp parallel
     {
       const int me = omp_get_thread_num();

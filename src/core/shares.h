@@ -9,9 +9,11 @@
  * threads, one each, as a static schedule would. A thread takes its own
  * share's items from the front, in order; when it has none left, it takes
  * another share's from the back, one at a time. A core slowed by another
- * job on the machine (a thread 20 % late in every region, on the shared
- * 2-core machines) then leaves its last items to the other, and a thread
- * still reads mostly the rows it read the step before. Who takes an item
+ * job on the machine (on the shared 2-core machines, one thread up to
+ * 28 % slower than the other in every loop for a whole run) then leaves
+ * its last items to the other, and a thread still reads mostly the rows
+ * it read the step before (docs/performance.md, "Shares a thread done
+ * early takes from"). Who takes an item
  * must change no result: each item's work must be its own (its own rows,
  * or sums that any order gives alike). */
 enum { DEM_SHARES_MAX = 64 }; /* threads with a share; more only take */

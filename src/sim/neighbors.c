@@ -485,7 +485,7 @@ static void find_pairs_range(const struct dem_nb_work *w, double skin,
  * a pair is found by whoever searches its first sphere, into that
  * thread's buffer, and the lists are sorted after, so who finds it
  * changes nothing. On 2 threads at 60,000 spheres, one thread's wait for
- * the other at the end of the search added up to 2-15 ms a thousand
+ * the other at the end of the search added up to 3-30 ms a thousand
  * steps, which thread changing from run to run. */
 enum { PAIR_PARTS_PER_THREAD = 8 };
 
