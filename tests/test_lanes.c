@@ -179,15 +179,22 @@ START_TEST(pair_kinematics_are_the_bodies_motion_at_the_contact_point) {
 END_TEST
 
 /* A sphere on a flat wall at rest: the contact point on the wall, the
- * body's material velocity there, the body's mass as the effective one. */
-START_TEST(wall_kinematics_are_the_sphere_motion_at_the_wall) {
+ * body's material velocity there, the body's mass as the effective one;
+ * with `packed`, the body's motion and mass read from its packed row. */
+static void check_walls(int packed) {
   struct dem_rng r;
   dem_rng_seed(&r, 5);
   struct bodies_data d;
   struct dem_bodies b;
   struct dem_lanes *l = calloc(1, sizeof *l);
   bodies_random(&r, &d, &b);
+  double *kin = NULL;
+  if (packed) {
+    kin = calloc(N_BODIES * DEM_KIN, sizeof *kin);
+    dem_lanes_pack_bodies(&b, 0, N_BODIES, N_BODIES, kin);
+  }
   l->bodies = &b;
+  l->kin = kin;
   l->mode = DEM_LANES_WALLS;
   for (int e = 0; e < N; e++) {
     const int axis = e % 3;
@@ -227,7 +234,13 @@ START_TEST(wall_kinematics_are_the_sphere_motion_at_the_wall) {
       expect_close(g.overlap[a], l->overlap[e], 1, "overlap", e);
     }
   }
+  free(kin);
   free(l);
+}
+
+START_TEST(wall_kinematics_are_the_sphere_motion_at_the_wall) {
+  check_walls(0);
+  check_walls(1);
 }
 END_TEST
 

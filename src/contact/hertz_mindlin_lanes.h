@@ -260,14 +260,20 @@ static const double *packed_bodies(struct dem_sim *sim) {
   return kin;
 }
 
+/* The packed rows serve the flat walls' loop after the pairs' too (the
+ * bodies do not move between them): left in wall_contacts.kin for it. */
 void DEM_HM_LOOP(pairs)(struct dem_sim *sim, double dt) {
   sim->pairs.kin = packed_bodies(sim);
   dem_contact_pairs_loop(sim, dt, NULL, lanes, dem_hm_release, DEM_HM_FLAGS);
+  sim->wall_contacts.kin = sim->pairs.kin;
   sim->pairs.kin = NULL;
 }
 
 void DEM_HM_LOOP(walls)(struct dem_sim *sim, double dt) {
+  if (sim->mw) /* mesh patches' lanes take their motion as given */
+    sim->wall_contacts.kin = NULL;
   dem_contact_walls_loop(sim, dt, NULL, lanes, dem_hm_release, DEM_HM_FLAGS);
+  sim->wall_contacts.kin = NULL;
 }
 
 #endif

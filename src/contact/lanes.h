@@ -254,24 +254,26 @@ static inline void vbody_motion(const struct dem_bodies *b, const int *idx,
   vpoint_velocity(vm, p, xb, v, wm);
 }
 
-/* The bodies' motion as the pair lanes read it, a row of DEM_KIN doubles a
- * body: x, v_contact, w_contact, v, w_move and a 0. A vector of lanes then
- * loads DEM_VW rows and transposes them, where it gathered 15 doubles of
- * each body one at a time (a quarter of the dense pile's law). */
+/* The bodies' motion as the pair and flat-wall lanes read it, a row of
+ * DEM_KIN doubles a body: x, v_contact, w_contact, v, w_move and the mass.
+ * A vector of lanes then loads DEM_VW rows and transposes them, where it
+ * gathered 15 doubles of each body one at a time (a quarter of the dense
+ * pile's law). */
 #define DEM_KIN 16
 enum {
   DEM_KIN_X = 0,
   DEM_KIN_VC = 3,
   DEM_KIN_WC = 6,
   DEM_KIN_V = 9,
-  DEM_KIN_WM = 12
+  DEM_KIN_WM = 12,
+  DEM_KIN_MASS = 15
 };
 
 /* Bodies [i0, i1) of b into their rows of kin. Each 3-vector goes as
  * four doubles, the next body's first component in the fourth, which the
- * next vector's store (or, for w_move, the row's last double, read by
- * no lane) takes: a load and a store each. The last body of the arrays
- * (n) has nothing after its vectors: three doubles each. */
+ * next vector's store (or, for w_move, the mass) takes: a load and a
+ * store each. The last body of the arrays (n) has nothing after its
+ * vectors: three doubles each. */
 static inline void dem_lanes_pack_bodies(const struct dem_bodies *b, size_t i0,
                                          size_t i1, size_t n, double *kin) {
   enum { N_VEC = 5 };
@@ -280,22 +282,25 @@ static inline void dem_lanes_pack_bodies(const struct dem_bodies *b, size_t i0,
   const double(*const from[N_VEC])[3] = {b->x, b->v_contact, b->w_contact, b->v,
                                          b->w_move};
   const size_t i4 = i1 < n ? i1 : n - 1; /* rows read four at a time */
-  for (size_t i = i0; i < i4; i++)
+  for (size_t i = i0; i < i4; i++) {
     for (int a = 0; a < N_VEC; a++)
       for (int q = 0; q < 4; q += DEM_VW)
         vstore(kin + i * DEM_KIN + at[a] + q, vload(from[a][i] + q));
+    kin[i * DEM_KIN + DEM_KIN_MASS] = b->mass[i];
+  }
   for (size_t i = i4 > i0 ? i4 : i0; i < i1; i++) {
     for (int a = 0; a < N_VEC; a++)
       memcpy(kin + i * DEM_KIN + at[a], from[a][i], sizeof from[a][i]);
-    kin[i * DEM_KIN + DEM_KIN - 1] = 0.0;
+    kin[i * DEM_KIN + DEM_KIN_MASS] = b->mass[i];
   }
 }
 
 /* vbody_motion's values from the packed rows kin of the bodies idx[l + a]:
- * the same numbers, so the same operations on them. */
+ * the same numbers, so the same operations on them; their masses into
+ * *mass if it is not NULL. */
 static inline void vkin_motion(const double *kin, const int *idx, int l,
                                const vd p[3], vd vc[3], vd wc[3], vd vm[3],
-                               vd wm[3]) {
+                               vd wm[3], vd *mass) {
   vd r[DEM_KIN];
   for (int q = 0; q < DEM_KIN; q += DEM_VW) {
     vd b[DEM_VW];
@@ -309,6 +314,8 @@ static inline void vkin_motion(const double *kin, const int *idx, int l,
   vpoint_velocity(vc, p, r + DEM_KIN_X, r + DEM_KIN_VC, wc);
   w3_copy(wm, r + DEM_KIN_WM);
   vpoint_velocity(vm, p, r + DEM_KIN_X, r + DEM_KIN_V, wm);
+  if (mass)
+    *mass = r[DEM_KIN_MASS];
 }
 
 /* Flat walls' lanes [l, l + DEM_VW): the rest of the geometry
@@ -330,8 +337,14 @@ static inline void dem_lanes_wall(const struct dem_lanes *in, int l,
   vd p[3];
   w3_load(p, in->x, l);
   w3_axpy(p, -g->arm_i * g->inv_dist, g->d);
-  vbody_motion(b, in->bi, l, p, g->v, g->w, g->v_move, g->w_move);
-  g->mstar = g->mi = vbody(b->mass, 1, in->bi, l, 0);
+  if (in->kin) {
+    vkin_motion(in->kin, in->bi, l, p, g->v, g->w, g->v_move, g->w_move,
+                &g->mi);
+  } else {
+    vbody_motion(b, in->bi, l, p, g->v, g->w, g->v_move, g->w_move);
+    g->mi = vbody(b->mass, 1, in->bi, l, 0);
+  }
+  g->mstar = g->mi;
   g->mj = zero;
 }
 
@@ -361,7 +374,7 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
   w3_load(p, in->x, l);
   w3_axpy(p, -g->arm_i * g->inv_dist, g->d);
   if (in->kin)
-    vkin_motion(in->kin, in->bi, l, p, vi, wc_i, mi, wm_i);
+    vkin_motion(in->kin, in->bi, l, p, vi, wc_i, mi, wm_i, NULL);
   else
     vbody_motion(b, in->bi, l, p, vi, wc_i, mi, wm_i);
   if (in->periodic) { /* the point in the partner's image */
@@ -370,7 +383,7 @@ static inline void dem_lanes_pair(const struct dem_lanes *in, int l,
     w3_sub(p, p, shift);
   }
   if (in->kin)
-    vkin_motion(in->kin, in->bj, l, p, vj, wc_j, mj, wm_j);
+    vkin_motion(in->kin, in->bj, l, p, vj, wc_j, mj, wm_j, NULL);
   else
     vbody_motion(b, in->bj, l, p, vj, wc_j, mj, wm_j);
   w3_sub(g->v, vi, vj);

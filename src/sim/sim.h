@@ -165,8 +165,9 @@ struct dem_contact_list {
   /* Wall contacts with a mesh patch: their candidate triangles
    * (sim/mesh_walls.h; NULL when there are no meshes). */
   size_t *tri_first, *tri_count;
-  /* While a lane kernel's loop over the pairs runs: the bodies' motion
-   * packed for it (contact/lanes.h, DEM_KIN); NULL otherwise. */
+  /* While a lane kernel's loop over the pairs (or the flat walls after
+   * them) runs: the bodies' motion packed for it (contact/lanes.h,
+   * DEM_KIN); NULL otherwise. */
   const double *kin;
   int state_width, has_torque, dissipative, velocities;
   /* The previous build's keys, states and owner ranges, the source of
