@@ -236,18 +236,11 @@ static void gather(struct dem_sim *sim) {
   /* Parts of the spheres, each thread its share first, then another's
    * (core/shares.h): each sphere's sums are its own, whoever makes them. */
   const int threads = n > DEM_PARALLEL_MIN / 4 ? omp_get_max_threads() : 1;
-  if (threads > 1) {
-    const long parts = (long)threads * GATHER_PARTS_PER_THREAD;
-    struct dem_shares shares;
-    dem_shares_init(&shares, (size_t)parts, threads);
-#pragma omp parallel
-    {
-      const int me = omp_get_thread_num();
-      for (long k; (k = dem_shares_next(&shares, me)) >= 0;)
-        gather_spheres(sim, who, n, n * k / parts, n * (k + 1) / parts, sparse,
-                       forced);
-    }
-  } else
+  if (threads > 1)
+    DEM_IN_SHARED_PARTS(
+        (size_t)n, threads, GATHER_PARTS_PER_THREAD, a0, a1,
+        gather_spheres(sim, who, n, (long)a0, (long)a1, sparse, forced););
+  else
     gather_spheres(sim, who, n, 0, n, sparse, forced);
   if (!sparse || !forced)
     s->forces_marked = 0;

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <omp.h>
+
 /* Items [0, n) cut into as many contiguous shares as the planned team has
  * threads, one each, as a static schedule would. A thread takes its own
  * share's items from the front, in order; when it has none left, it takes
@@ -65,5 +67,24 @@ static inline long dem_shares_next(struct dem_shares *s, int t) {
   }
   return k;
 }
+
+/* Runs the statement (the arguments after i1, commas and all) on each
+ * part [i0, i1) of n items cut into `per` parts a thread of `threads`,
+ * in a parallel region, each thread taking the parts of its own share
+ * first (dem_shares_next). */
+#define DEM_IN_SHARED_PARTS(n, threads, per, i0, i1, ...)                      \
+  do {                                                                         \
+    const size_t n_ = (n), parts_ = (size_t)(threads) * (per);                 \
+    struct dem_shares shares_;                                                 \
+    dem_shares_init(&shares_, parts_, (threads));                              \
+    _Pragma("omp parallel") {                                                  \
+      const int me_ = omp_get_thread_num();                                    \
+      for (long k_; (k_ = dem_shares_next(&shares_, me_)) >= 0;) {             \
+        const size_t i0 = n_ * (size_t)k_ / parts_,                            \
+                     i1 = n_ * ((size_t)k_ + 1) / parts_;                      \
+        __VA_ARGS__                                                            \
+      }                                                                        \
+    }                                                                          \
+  } while (0)
 
 #endif

@@ -403,20 +403,11 @@ void dem_forces_gather(struct dem_sim *sim) {
           : NULL;
   /* The data beyond the caches: a thread's share of the bodies is many. */
   p.far = n / threads >= ROD_FAR;
-  if (threads == 1) {
+  if (threads == 1)
     gather_part(b, s, &p, 0, n);
-  } else {
-    /* Each body's sums are its own, whoever makes them. */
-    const long parts = (long)threads * GATHER_PARTS_PER_THREAD;
-    struct dem_shares shares;
-    dem_shares_init(&shares, (size_t)parts, threads);
-#pragma omp parallel
-    {
-      const int me = omp_get_thread_num();
-      for (long k; (k = dem_shares_next(&shares, me)) >= 0;)
-        gather_part(b, s, &p, n * k / parts, n * (k + 1) / parts);
-    }
-  }
+  else /* each body's sums are its own, whoever makes them */
+    DEM_IN_SHARED_PARTS((size_t)n, threads, GATHER_PARTS_PER_THREAD, i0, i1,
+                        gather_part(b, s, &p, (long)i0, (long)i1););
   /* No sphere holds a force now, and no body is marked. */
   sim->s.forces_dirty = 0;
   sim->s.forces_marked = b->forced != NULL;

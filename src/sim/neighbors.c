@@ -500,19 +500,11 @@ static void find_pairs(struct dem_sim *sim, size_t n_search) {
     return;
   }
   const int threads = omp_get_max_threads();
-  const size_t parts = (size_t)threads * PAIR_PARTS_PER_THREAD;
-  struct dem_shares shares;
-  dem_shares_init(&shares, parts, threads);
-#pragma omp parallel
-  {
-    const int t = omp_get_thread_num();
-    struct pair_buf *out = &w->tb[t];
-    out->n = 0;
-    out->failed = 0;
-    for (long p; (p = dem_shares_next(&shares, t)) >= 0;)
-      find_pairs_range(w, skin, n_search * (size_t)p / parts,
-                       n_search * ((size_t)p + 1) / parts, out);
-  }
+  for (int t = 0; t < threads; t++)
+    w->tb[t].n = 0, w->tb[t].failed = 0;
+  DEM_IN_SHARED_PARTS(
+      n_search, threads, PAIR_PARTS_PER_THREAD, i0, i1,
+      find_pairs_range(w, skin, i0, i1, &w->tb[omp_get_thread_num()]););
 }
 
 /* The pairs between bodies k and o (k < o, bounding spheres within
