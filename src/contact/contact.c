@@ -194,10 +194,6 @@ static void gather_spheres(struct dem_sim *sim, const int *who, long n, long a0,
   }
 }
 
-/* Parts of the active spheres a thread's share holds: each thread takes
- * its own share's first, then, done early, another's (core/shares.h). */
-enum { GATHER_PARTS_PER_THREAD = 8 };
-
 /* Each sphere with a contact that touched gets its contacts' sum
  * (gather_sphere). In a dilute packing (at most a quarter of the listed
  * contacts touch) the other active spheres are not visited: their force
@@ -238,7 +234,7 @@ static void gather(struct dem_sim *sim) {
   const int threads = n > DEM_PARALLEL_MIN / 4 ? omp_get_max_threads() : 1;
   if (threads > 1)
     DEM_IN_SHARED_PARTS(
-        (size_t)n, threads, GATHER_PARTS_PER_THREAD, a0, a1,
+        (size_t)n, threads, a0, a1,
         gather_spheres(sim, who, n, (long)a0, (long)a1, sparse, forced););
   else
     gather_spheres(sim, who, n, 0, n, sparse, forced);
@@ -253,6 +249,7 @@ void dem_contact_forces(struct dem_sim *sim, double dt) {
   dem_mesh_walls_place(sim, sim->t_eval);
   if (sim->walls.enabled || sim->mw)
     m->walls(sim, dt);
+  sim->wall_contacts.kin = NULL; /* the pairs' rows live one evaluation */
   gather(sim);
 }
 

@@ -248,11 +248,10 @@ static const double *packed_bodies(struct dem_sim *sim) {
     return NULL;
   double *kin = sim->nb.scratch.p;
   const struct dem_bodies *b = &sim->b;
-  /* From a few hundred bodies, as the broad phase's body loop: a body's
-   * row is 128 bytes, and packed on one thread the rows of all bodies
-   * were then read from that thread's core by the other (the settled
-   * pile's 2,000 bodies: 23 us a step on one thread). */
-  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN / 8, omp parallel, {
+  /* Packed on one thread, the rows of all bodies were then read from that
+   * thread's core by the other (the settled pile's 2,000 bodies: 23 us a
+   * step on one thread). */
+  DEM_PARALLEL_IF(n > DEM_PARALLEL_MIN_BODIES, omp parallel, {
     size_t i0, i1;
     dem_thread_slice(n, &i0, &i1);
     dem_lanes_pack_bodies(b, i0, i1, n, kin);
@@ -261,7 +260,8 @@ static const double *packed_bodies(struct dem_sim *sim) {
 }
 
 /* The packed rows serve the flat walls' loop after the pairs' too (the
- * bodies do not move between them): left in wall_contacts.kin for it. */
+ * bodies do not move between them): left in wall_contacts.kin for it,
+ * until dem_contact_forces ends the evaluation. */
 void DEM_HM_LOOP(pairs)(struct dem_sim *sim, double dt) {
   sim->pairs.kin = packed_bodies(sim);
   dem_contact_pairs_loop(sim, dt, NULL, lanes, dem_hm_release, DEM_HM_FLAGS);
@@ -273,7 +273,6 @@ void DEM_HM_LOOP(walls)(struct dem_sim *sim, double dt) {
   if (sim->mw) /* mesh patches' lanes take their motion as given */
     sim->wall_contacts.kin = NULL;
   dem_contact_walls_loop(sim, dt, NULL, lanes, dem_hm_release, DEM_HM_FLAGS);
-  sim->wall_contacts.kin = NULL;
 }
 
 #endif

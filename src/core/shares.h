@@ -68,13 +68,17 @@ static inline long dem_shares_next(struct dem_shares *s, int t) {
   return k;
 }
 
+/* Parts a thread's share holds in DEM_IN_SHARED_PARTS: enough that a
+ * thread done early finds some of another's left to take. */
+enum { DEM_SHARES_PARTS = 8 };
+
 /* Runs the statement (the arguments after i1, commas and all) on each
- * part [i0, i1) of n items cut into `per` parts a thread of `threads`,
- * in a parallel region, each thread taking the parts of its own share
- * first (dem_shares_next). */
-#define DEM_IN_SHARED_PARTS(n, threads, per, i0, i1, ...)                      \
+ * part [i0, i1) of n items cut into DEM_SHARES_PARTS parts a thread of
+ * `threads`, in a parallel region, each thread taking the parts of its
+ * own share first (dem_shares_next). */
+#define DEM_IN_SHARED_PARTS(n, threads, i0, i1, ...)                           \
   do {                                                                         \
-    const size_t n_ = (n), parts_ = (size_t)(threads) * (per);                 \
+    const size_t n_ = (n), parts_ = (size_t)(threads)*DEM_SHARES_PARTS;        \
     struct dem_shares shares_;                                                 \
     dem_shares_init(&shares_, parts_, (threads));                              \
     _Pragma("omp parallel") {                                                  \

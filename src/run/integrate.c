@@ -238,11 +238,10 @@ static int state_suspect(const struct dem_sim *sim) {
   const struct dem_walls *w = &sim->walls;
   long nb = (long)b->n, ns = (long)s->n;
   int bad = 0;
-  /* Bodies from a few hundred: each is 19 doubles, and a scan on one
-   * thread took 10 us a step of the settled pile's 2,000 bodies, then
-   * left every body's rows in that thread's core for the other to fetch
-   * at the next step's tiles. */
-  DEM_PARALLEL_IF(nb > DEM_PARALLEL_MIN / 8,
+  /* A scan on one thread took 10 us a step of the settled pile's 2,000
+   * bodies, then left every body's rows in that thread's core for the
+   * other to fetch at the next step's tiles. */
+  DEM_PARALLEL_IF(nb > DEM_PARALLEL_MIN_BODIES,
                   omp parallel reduction(|
                                          : bad),
                   {

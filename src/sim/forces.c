@@ -366,10 +366,6 @@ static void gather_part(struct dem_bodies *b, struct dem_spheres *s,
     memset(p->clear + i0, 0, (size_t)(i1 - i0) * sizeof *p->clear);
 }
 
-/* Parts of the bodies a thread's share holds: each thread takes its own
- * share's first, then, done early, another's (core/shares.h). */
-enum { GATHER_PARTS_PER_THREAD = 8 };
-
 void dem_forces_gather(struct dem_sim *sim) {
   const struct dem_near *nr = dem_near_on(sim);
   const size_t *act = nr ? nr->act : NULL;
@@ -406,7 +402,7 @@ void dem_forces_gather(struct dem_sim *sim) {
   if (threads == 1)
     gather_part(b, s, &p, 0, n);
   else /* each body's sums are its own, whoever makes them */
-    DEM_IN_SHARED_PARTS((size_t)n, threads, GATHER_PARTS_PER_THREAD, i0, i1,
+    DEM_IN_SHARED_PARTS((size_t)n, threads, i0, i1,
                         gather_part(b, s, &p, (long)i0, (long)i1););
   /* No sphere holds a force now, and no body is marked. */
   sim->s.forces_dirty = 0;

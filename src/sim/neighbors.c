@@ -324,7 +324,7 @@ static dem_status broad_phase(struct dem_sim *sim) {
                     w->bcell_scratch);
   const double *R = w->bradius;
   unsigned char *cand = w->candidate;
-  DEM_PARALLEL_IF(nbod > DEM_PARALLEL_MIN / 8, omp parallel, {
+  DEM_PARALLEL_IF(nbod > DEM_PARALLEL_MIN_BODIES, omp parallel, {
     struct pair_buf *out = &w->tb[omp_get_thread_num()];
     out->n = 0;
     out->failed = 0;
@@ -480,31 +480,27 @@ static void find_pairs_range(const struct dem_nb_work *w, double skin,
   }
 }
 
-/* Parts of the sorted spheres each thread takes first, as its static
- * share, then from the other's share when done early (core/shares.h):
- * a pair is found by whoever searches its first sphere, into that
- * thread's buffer, and the lists are sorted after, so who finds it
- * changes nothing. On 2 threads at 60,000 spheres, one thread's wait for
- * the other at the end of the search added up to 3-30 ms a thousand
- * steps, which thread changing from run to run. */
-enum { PAIR_PARTS_PER_THREAD = 8 };
-
-/* Every sorted sphere's pairs (find_pairs_range), in parts. */
+/* Every sorted sphere's pairs (find_pairs_range), in parts that each
+ * thread takes from its own share first, then from another's when done
+ * early (core/shares.h): a pair is found by whoever searches its first
+ * sphere, into that thread's buffer, and the lists are sorted after, so
+ * who finds it changes nothing. On 2 threads at 60,000 spheres, one
+ * thread's wait for the other at the end of the search added up to 3-30
+ * ms a thousand steps, which thread changing from run to run. */
 static void find_pairs(struct dem_sim *sim, size_t n_search) {
   struct dem_nb_work *w = sim->nb.work;
   const double skin = sim->nb.skin;
-  if (!(n_search > DEM_PARALLEL_MIN && omp_get_max_threads() > 1)) {
-    w->tb[0].n = 0;
-    w->tb[0].failed = 0;
-    find_pairs_range(w, skin, 0, n_search, &w->tb[0]);
-    return;
-  }
-  const int threads = omp_get_max_threads();
+  const int threads = n_search > DEM_PARALLEL_MIN && omp_get_max_threads() > 1
+                          ? omp_get_max_threads()
+                          : 1;
   for (int t = 0; t < threads; t++)
     w->tb[t].n = 0, w->tb[t].failed = 0;
-  DEM_IN_SHARED_PARTS(
-      n_search, threads, PAIR_PARTS_PER_THREAD, i0, i1,
-      find_pairs_range(w, skin, i0, i1, &w->tb[omp_get_thread_num()]););
+  if (threads == 1)
+    find_pairs_range(w, skin, 0, n_search, &w->tb[0]);
+  else
+    DEM_IN_SHARED_PARTS(
+        n_search, threads, i0, i1,
+        find_pairs_range(w, skin, i0, i1, &w->tb[omp_get_thread_num()]););
 }
 
 /* The pairs between bodies k and o (k < o, bounding spheres within

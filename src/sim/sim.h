@@ -17,6 +17,10 @@
  * fork and barrier cost more than the work. */
 #define DEM_PARALLEL_MIN 2048
 
+/* The same for loops over bodies, each some tens of doubles of work (the
+ * broad phase's, the packing of their motion, the state check). */
+#define DEM_PARALLEL_MIN_BODIES (DEM_PARALLEL_MIN / 8)
+
 struct dem_material {
   char *name;
   double density, young_modulus, poisson_ratio;
