@@ -3,8 +3,9 @@
  * $DEM_KILL_AT_WRITE=N kills before write N; with $DEM_KILL_PAGES=P, it
  * first writes write N up to its P-th page boundary in the file (Linux
  * copies a write into the page cache page by page and a SIGKILL stops it
- * between two pages: a torn write). Without N, the count of writes is
- * written to the file $DEM_WRITES_COUNT at exit. */
+ * between two pages: a torn write). Without N, the count of writes of a
+ * process that wrote is written to the file $DEM_WRITES_COUNT at its exit
+ * (its parents, which wrote nothing, leave the count alone). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -55,7 +56,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t at) {
 __attribute__((destructor)) static void report(void) {
   const char *path = getenv("DEM_WRITES_COUNT");
   FILE *f;
-  if (!path || !(f = fopen(path, "w")))
+  if (!path || atomic_load(&writes) == 0 || !(f = fopen(path, "w")))
     return;
   fprintf(f, "%ld\n", (long)atomic_load(&writes));
   fclose(f);

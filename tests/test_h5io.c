@@ -18,6 +18,7 @@
 
 #include "cli/commands.h"
 #include "dem/status.h"
+#include "io/h5_util.h"
 #include "io/h5io.h"
 
 /* ------------------------------------------------------------------ */
@@ -846,22 +847,64 @@ END_TEST
  * when the layout was settled), DEM_H5_KILL_KEEP=DIR keeps failing files. */
 enum { KILL_BODIES = 400, KILL_PER_BODY = 3, KILL_AUX = 4, KILL_ROWS = 100 };
 
-/* The child: writes energy rows and snapshots until killed, reporting
- * each completed snapshot index on fd. */
-static void kill_child(const char *path, int fd) {
+/* The rows of [0, n) of /energy's columns that plain HDF5 reads as fill
+ * values (a chunk its index does not find), -1 when a read fails. */
+static long plain_fill_rows(const char *path, size_t n) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  double *x = malloc((n ? n : 1) * sizeof *x), fill = dem_h5u_energy_fill();
+  long found = file < 0 || !x ? -1 : 0;
+  for (int c = 1; c < DEM_H5U_ENERGY_N && found >= 0; c++) {
+    char name[64];
+    hsize_t start = 0, count = n;
+    snprintf(name, sizeof name, "energy/%s", dem_h5u_energy_columns[c].name);
+    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
+    hid_t fs = ds >= 0 ? H5Dget_space(ds) : -1;
+    hid_t ms = H5Screate_simple(1, &count, NULL);
+    if (fs < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) <
+            0 ||
+        H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, x) < 0)
+      found = -1;
+    for (size_t i = 0; i < n && found >= 0; i++)
+      found += memcmp(&x[i], &fill, sizeof fill) == 0;
+    H5Sclose(ms);
+    if (fs >= 0)
+      H5Sclose(fs);
+    if (ds >= 0)
+      H5Dclose(ds);
+  }
+  free(x);
+  if (file >= 0)
+    H5Fclose(file);
+  return found;
+}
+
+/* Appends energy rows [first, first + n) to w, row i's total i + shift. */
+static dem_status kill_rows(struct dem_h5_writer *w, long first, int n,
+                            double shift) {
+  struct dem_energy_row rows[KILL_ROWS];
+  for (int j = 0; j < n; j++) {
+    rows[j] = energy_row(first + j, (double)(first + j) + shift);
+    rows[j].wall_work = rows[j].inserted = shift; /* every column differs */
+  }
+  return dem_h5_energy_append(w, rows, (size_t)n);
+}
+
+/* The child: writes energy rows and snapshots, reporting each completed
+ * snapshot index on fd, until killed or, with iterations >= 0, that many
+ * of each; then it closes the file and exits (exit, not _exit: a preloaded
+ * tests/kill_writes.c counts the writes at exit). */
+static void kill_child(const char *path, int fd, long iterations) {
   struct dem_h5_writer *w;
   if (dem_h5_create(path, 1, &run_info, &w) != DEM_OK)
     _exit(3);
-  for (long k = 0;; k++) {
+  for (long k = 0; iterations < 0 || k < iterations; k++) {
     struct snapbuf b;
     struct dem_snapshot s;
-    struct dem_energy_row rows[KILL_ROWS];
     dem_status st;
-    for (int j = 0; j < KILL_ROWS; j++)
-      rows[j] = energy_row(k * KILL_ROWS + j, (double)(k * KILL_ROWS + j));
     snapbuf_init(&b, KILL_BODIES, KILL_PER_BODY, KILL_AUX, k);
     s = snapbuf_view(&b, k, 1);
-    st = dem_h5_energy_append(w, rows, KILL_ROWS);
+    st = kill_rows(w, k * KILL_ROWS, KILL_ROWS, 0);
     if (st == DEM_OK)
       st = dem_h5_snapshot_write(w, &s);
     snapbuf_free(&b);
@@ -870,42 +913,36 @@ static void kill_child(const char *path, int fd) {
     if (write(fd, &k, sizeof k) != (ssize_t)sizeof k)
       _exit(5);
   }
+  exit(dem_h5_close(w) == DEM_OK ? 0 : 6);
 }
 
-/* One trial; returns 0 when the killed file holds what it must. */
-static int kill_trial(const char *path, unsigned *seed) {
+/* Forks kill_child; its reports come on *fd. */
+static pid_t start_child(const char *path, long iterations, int *fd) {
   int fds[2];
-  long k = -1, acked = -1, target = (long)(rand_r(seed) % 12);
-  unsigned delay_us = (unsigned)(rand_r(seed) % 4000);
   pid_t pid;
+  if (pipe(fds) != 0)
+    return -1;
+  pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    kill_child(path, fds[1], iterations);
+  }
+  close(fds[1]);
+  if (pid < 0)
+    close(fds[0]);
+  *fd = fds[0];
+  return pid;
+}
+
+/* 0 when the file left by a child that reported snapshots up to acked
+ * holds what it must: every reported snapshot and energy append exact,
+ * of the ones a kill cut short at most the next snapshot and a prefix of
+ * whole rows of the next append. */
+static int check_killed(const char *path, long acked) {
   struct dem_h5_snapshot *snap;
   struct dem_h5_snapshot_info info;
   struct dem_energy_series s;
   int bad = 0;
-
-  if (pipe(fds) != 0)
-    return 100;
-  pid = fork();
-  if (pid < 0)
-    return 101;
-  if (pid == 0) {
-    close(fds[0]);
-    kill_child(path, fds[1]);
-  }
-  close(fds[1]);
-  while (acked < target && read(fds[0], &k, sizeof k) == (ssize_t)sizeof k)
-    acked = k;
-  if (acked < target) {
-    close(fds[0]);
-    waitpid(pid, NULL, 0);
-    return 102; /* the child failed on its own */
-  }
-  nanosleep(&(struct timespec){0, 1000L * (long)delay_us}, NULL);
-  kill(pid, SIGKILL);
-  waitpid(pid, NULL, 0);
-  while (read(fds[0], &k, sizeof k) == (ssize_t)sizeof k)
-    acked = k;
-  close(fds[0]);
 
   dem_error_clear();
   if (dem_h5_snapshot_open(path, -1, &snap, &info) != DEM_OK) {
@@ -928,8 +965,6 @@ static int kill_trial(const char *path, unsigned *seed) {
     fprintf(stderr, "kill trial: %s\n", dem_last_error());
     return 5;
   }
-  /* Every acknowledged append is there, exact; of the one a kill cut
-   * short at most a prefix of whole rows. */
   if (s.n < (size_t)(acked + 1) * KILL_ROWS ||
       s.n > (size_t)(acked + 2) * KILL_ROWS)
     bad = 6;
@@ -939,6 +974,106 @@ static int kill_trial(const char *path, unsigned *seed) {
   dem_energy_series_free(&s);
   return bad;
 }
+
+/* One trial, killed after a random snapshot and delay; returns 0 when the
+ * killed file holds what it must. */
+static int kill_trial(const char *path, unsigned *seed) {
+  long k = -1, acked = -1, target = (long)(rand_r(seed) % 12);
+  unsigned delay_us = (unsigned)(rand_r(seed) % 4000);
+  int fd;
+  pid_t pid = start_child(path, -1, &fd);
+
+  if (pid < 0)
+    return 100;
+  while (acked < target && read(fd, &k, sizeof k) == (ssize_t)sizeof k)
+    acked = k;
+  if (acked < target) {
+    close(fd);
+    waitpid(pid, NULL, 0);
+    return 102; /* the child failed on its own */
+  }
+  nanosleep(&(struct timespec){0, 1000L * (long)delay_us}, NULL);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  while (read(fd, &k, sizeof k) == (ssize_t)sizeof k)
+    acked = k;
+  close(fd);
+  return check_killed(path, acked);
+}
+
+/* A child of DEM_H5_TEAR_ITERATIONS appends and snapshots (default 11:
+ * the 11th append adds each energy column's second chunk) that either
+ * ends or is killed by tests/kill_writes.c at the write that
+ * tests/cli_h5_tear.sh names (torn, if it says so, at a page boundary of
+ * the file): the file holds what it must, and all of it if the child
+ * ended. */
+START_TEST(test_torn_write_leaves_readable_file) {
+  char path[512];
+  const char *env = getenv("DEM_H5_TEAR_ITERATIONS");
+  long iterations = env ? atol(env) : 11, k = -1, acked = -1;
+  int fd, status = 0, r;
+  pid_t pid;
+  tmp_path(path, sizeof path, "torn.h5");
+  pid = start_child(path, iterations, &fd);
+  ck_assert_int_gt(pid, 0);
+  while (read(fd, &k, sizeof k) == (ssize_t)sizeof k)
+    acked = k;
+  close(fd);
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  if (WIFSIGNALED(status))
+    ck_assert_int_eq(WTERMSIG(status), SIGKILL);
+  else
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+                      acked == iterations - 1,
+                  "the child failed on its own");
+  r = check_killed(path, acked);
+  if (r && getenv("DEM_H5_KILL_KEEP")) {
+    char kept[1024];
+    snprintf(kept, sizeof kept, "%s/torn.h5", getenv("DEM_H5_KILL_KEEP"));
+    rename(path, kept);
+  }
+  ck_assert_msg(r == 0, "the file left at snapshot %ld: code %d", acked, r);
+  if (!WIFSIGNALED(status)) {
+    struct dem_energy_series s;
+    ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_OK);
+    ck_assert_uint_eq(s.n, (size_t)iterations * KILL_ROWS);
+    dem_energy_series_free(&s);
+  }
+  /* A restart from the last snapshot goes on: every energy row reads
+   * back, with plain HDF5 too (truncating the series to the snapshot's
+   * step removes the chunk whose insertion a kill tore, and the index
+   * node is written whole again). Its writes are this process's, which
+   * tests/kill_writes.c (preloaded by tests/cli_h5_tear.sh) neither kills nor
+   * counts. */
+  unsetenv("DEM_KILL_AT_WRITE");
+  unsetenv("DEM_WRITES_COUNT");
+  {
+    struct dem_h5_snapshot *snap;
+    struct dem_h5_snapshot_info info;
+    struct dem_h5_writer *w = NULL;
+    struct dem_energy_series s;
+    long first;
+    ck_assert_int_eq(dem_h5_snapshot_open(path, -1, &snap, &info), DEM_OK);
+    dem_h5_snapshot_close(snap);
+    ck_assert_int_eq(dem_h5_open_append(path, info.step, &run_info, &w),
+                     DEM_OK);
+    first = info.step + 1;
+    /* rows unlike the killed run's, so that none reads back by chance */
+    ck_assert_int_eq(kill_rows(w, first, KILL_ROWS, 0.5), DEM_OK);
+    ck_assert_int_eq(kill_rows(w, first + KILL_ROWS, KILL_ROWS, 0.5), DEM_OK);
+    ck_assert_int_eq(dem_h5_close(w), DEM_OK);
+    ck_assert_int_eq(dem_h5_read_energy(path, &s), DEM_OK);
+    ck_assert_uint_eq(s.n, (size_t)(first + 2 * KILL_ROWS));
+    for (size_t i = 0; i < s.n; i++)
+      ck_assert_msg(s.step[i] == (long)i &&
+                        s.total[i] == (double)i + ((long)i < first ? 0 : 0.5) &&
+                        s.wall_work[i] == ((long)i < first ? 0 : 0.5),
+                    "energy row %zu after the restart", i);
+    ck_assert_int_eq(plain_fill_rows(path, s.n), 0);
+    dem_energy_series_free(&s);
+  }
+}
+END_TEST
 
 START_TEST(test_sigkill_leaves_readable_file) {
   char path[512];
@@ -967,6 +1102,7 @@ static Suite *h5io_suite(void) {
   Suite *s = suite_create("h5io");
   TCase *tc = tcase_create("core");
   TCase *kill_tc = tcase_create("sigkill");
+  TCase *tear_tc = tcase_create("tear");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_energy_summary);
   tcase_add_test(tc, test_energy_many_rows);
@@ -984,6 +1120,9 @@ static Suite *h5io_suite(void) {
   tcase_add_test(kill_tc, test_sigkill_leaves_readable_file);
   tcase_set_timeout(kill_tc, 600);
   suite_add_tcase(s, kill_tc);
+  tcase_add_checked_fixture(tear_tc, setup, teardown);
+  tcase_add_test(tear_tc, test_torn_write_leaves_readable_file);
+  suite_add_tcase(s, tear_tc);
   return s;
 }
 

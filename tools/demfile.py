@@ -67,16 +67,61 @@ def _read_rows(ds, n=None):
     of a flush can leave the last chunk of an extendible series past the
     end of the file that HDF5 records ("addr overflow"): its rows were not
     completely written, and are dropped here (whole chunks, as dem's own
-    reader does), so the result may be shorter than asked."""
+    reader does), so the result may be shorter than asked. Chunks that a
+    kill's torn write hid from HDF5 are read as dem's reader does
+    (_read_lost_chunks)."""
     n = ds.shape[0] if n is None or not ds.shape else min(n, ds.shape[0])
     while True:
         try:
-            return ds[()] if not ds.shape else ds[:n]
+            rows = ds[()] if not ds.shape else ds[:n]
+            return _read_lost_chunks(ds, rows)
         except OSError as e:
             if "addr overflow" not in str(e) or not ds.chunks or n == 0:
                 raise
             chunk = ds.chunks[0]
             n = (n - 1) // chunk * chunk
+
+
+def _allocated_end(file):
+    """The end of the file's allocated space that its superblock records
+    (8-byte addresses, as dem writes; versions 0 to 3)."""
+    with open(file.filename, "rb") as f:
+        f.seek(file.userblock_size)
+        sb = f.read(64)
+    at = {0: 40, 1: 44}.get(sb[8], 28)
+    return int.from_bytes(sb[at:at + 8], "little")
+
+
+def _read_lost_chunks(ds, rows):
+    """rows (the first rows of chunked series ds) with each chunk whose
+    first row reads as the fill value, but which the chunk index lists
+    inside the allocated space, read from the address it lists: a kill can
+    tear the write of the index node where it crosses a page of the file,
+    and HDF5's lookups then miss chunks that are in the file (dem's reader
+    does the same: src/io/h5_lost_chunks.c)."""
+    if not ds.chunks or not len(rows) or ds.fillvalue is None:
+        return rows
+    fill = np.asarray(ds.fillvalue, dtype=ds.dtype).tobytes()
+    step = ds.chunks[0]
+    if not any(rows[r:r + 1].tobytes()[:len(fill)] == fill
+               for r in range(0, len(rows), step)):
+        return rows
+    rows = np.array(rows)
+    end = _allocated_end(ds.file)
+    size = int(np.prod(ds.chunks)) * ds.dtype.itemsize
+    with open(ds.file.filename, "rb") as f:
+        for i in range(ds.id.get_num_chunks()):
+            info = ds.id.get_chunk_info(i)
+            r0 = info.chunk_offset[0]
+            if (r0 >= len(rows) or r0 % step or info.filter_mask or info.size != size
+                    or info.byte_offset is None or info.byte_offset + size > end
+                    or rows[r0:r0 + 1].tobytes()[:len(fill)] != fill):
+                continue
+            f.seek(ds.file.userblock_size + info.byte_offset)
+            chunk = np.frombuffer(f.read(size), dtype=ds.dtype).reshape(ds.chunks)
+            m = min(step, len(rows) - r0)
+            rows[r0:r0 + m] = chunk[:m]
+    return rows
 
 
 def _padded(rows, n):

@@ -11,9 +11,10 @@ enum {
 };
 
 /* Energy column c in group g, chunked and extendible, with `rows` rows
- * (zeros; 0 rows for a new file), kept open in w. */
+ * (from data, a long or double array, or zeros when data is NULL; 0 rows
+ * for a new file), kept open in w. */
 static herr_t create_energy_column(struct dem_h5_writer *w, hid_t g, int c,
-                                   hsize_t rows) {
+                                   hsize_t rows, const void *data) {
   hsize_t maxdims = H5S_UNLIMITED, chunk = ENERGY_CHUNK;
   hid_t space = H5Screate_simple(1, &rows, &maxdims);
   hid_t dcpl = dem_h5u_untimed(H5P_DATASET_CREATE);
@@ -36,10 +37,13 @@ static herr_t create_energy_column(struct dem_h5_writer *w, hid_t g, int c,
       dem_h5u_doc(NULL, w->energy[c], col->unit, col->description) < 0)
     goto done;
   if (rows > 0) { /* a column an older dem did not write: zero so far */
-    double *zeros = calloc(rows, sizeof *zeros);
-    herr_t wr = zeros ? H5Dwrite(w->energy[c], H5T_NATIVE_DOUBLE, H5S_ALL,
-                                 H5S_ALL, H5P_DEFAULT, zeros)
-                      : -1;
+    double *zeros = data ? NULL : calloc(rows, sizeof *zeros);
+    herr_t wr =
+        data || zeros
+            ? H5Dwrite(w->energy[c],
+                       c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, H5S_ALL,
+                       H5S_ALL, H5P_DEFAULT, data ? data : (const void *)zeros)
+            : -1;
     free(zeros);
     if (wr < 0)
       goto done;
@@ -60,7 +64,7 @@ herr_t dem_h5w_create_energy(struct dem_h5_writer *w) {
   if (g < 0)
     return -1;
   for (int c = 0; c < ENERGY_COLUMNS && rc >= 0; c++)
-    rc = create_energy_column(w, g, c, 0);
+    rc = create_energy_column(w, g, c, 0, NULL);
   H5Gclose(g);
   return rc;
 }
@@ -125,6 +129,25 @@ dem_status dem_h5_energy_append(struct dem_h5_writer *w,
   return DEM_OK;
 }
 
+/* Column c made again with its first `rows` rows (data): its chunk index
+ * lost chunks to a torn write, and appending through such an index is
+ * not safe (src/io/h5_lost_chunks.c). */
+static herr_t rebuild_column(struct dem_h5_writer *w, int c, hsize_t rows,
+                             const void *data) {
+  herr_t rc = H5Dclose(w->energy[c]);
+  hid_t g = H5Gopen2(w->file, "energy", H5P_DEFAULT);
+  w->energy[c] = -1;
+  if (g < 0)
+    rc = -1;
+  if (rc >= 0)
+    rc = H5Ldelete(g, dem_h5u_energy_columns[c].name, H5P_DEFAULT);
+  if (rc >= 0)
+    rc = create_energy_column(w, g, c, rows, data);
+  if (g >= 0)
+    H5Gclose(g);
+  return rc;
+}
+
 /* Opens the /energy columns and drops the rows after last_step. */
 dem_status dem_h5w_open_energy(struct dem_h5_writer *w, long last_step) {
   hsize_t n = 0, keep;
@@ -139,7 +162,7 @@ dem_status dem_h5w_open_energy(struct dem_h5_writer *w, long last_step) {
       /* A file of an older dem lacks this column: added, zero so far
        * (what it counts did not exist then), as long as the steps. */
       hid_t g = H5Gopen2(w->file, "energy", H5P_DEFAULT);
-      herr_t rc = g >= 0 ? create_energy_column(w, g, c, n) : -1;
+      herr_t rc = g >= 0 ? create_energy_column(w, g, c, n, NULL) : -1;
       if (g >= 0)
         H5Gclose(g);
       if (rc < 0)
@@ -164,22 +187,25 @@ dem_status dem_h5w_open_energy(struct dem_h5_writer *w, long last_step) {
     if (c == 0 || dims < n)
       n = dims; /* the shortest column: a killed append may leave one longer */
   }
-  {
-    /* The rows that reached the file (a killed run may have left fill
-     * values or a chunk past the end), then those up to last_step. */
-    void *cols[ENERGY_COLUMNS];
-    hsize_t written;
-    if (dem_h5u_energy_read(w->energy, n, cols, &written) < 0)
-      return dem_h5u_fail(w->path, "cannot read /energy");
-    for (keep = 0; keep < written && ((long *)cols[0])[keep] <= last_step;
-         keep++)
-      ;
-    for (int c = 0; c < ENERGY_COLUMNS; c++)
-      free(cols[c]);
-  }
+  /* The rows that reached the file (a killed run may have left fill
+   * values or a chunk past the end), then those up to last_step. */
+  void *cols[ENERGY_COLUMNS];
+  long lost[ENERGY_COLUMNS];
+  hsize_t written;
+  dem_status st = DEM_OK;
+  if (dem_h5u_energy_read(w->energy, n, cols, &written, lost) < 0)
+    return dem_h5u_fail(w->path, "cannot read /energy");
+  for (keep = 0; keep < written && ((long *)cols[0])[keep] <= last_step; keep++)
+    ;
+  for (int c = 0; c < ENERGY_COLUMNS && !st; c++)
+    if (lost[c] > 0 && rebuild_column(w, c, keep, cols[c]) < 0)
+      st = dem_h5u_fail(w->path, "cannot rewrite an energy column whose "
+                                 "chunk index a kill tore");
   for (int c = 0; c < ENERGY_COLUMNS; c++)
+    free(cols[c]);
+  for (int c = 0; c < ENERGY_COLUMNS && !st; c++)
     if (H5Dset_extent(w->energy[c], &keep) < 0)
-      return dem_h5u_fail(w->path, "cannot truncate the energy series");
+      st = dem_h5u_fail(w->path, "cannot truncate the energy series");
   w->energy_rows = keep;
-  return DEM_OK;
+  return st;
 }

@@ -104,7 +104,7 @@ dem_status dem_h5_read_energy(const char *path, struct dem_energy_series *out) {
   }
   {
     void *cols[ENERGY_COLUMNS];
-    if (dem_h5u_energy_read(ds, n, cols, &n) < 0) {
+    if (dem_h5u_energy_read(ds, n, cols, &n, NULL) < 0) {
       st = dem_h5u_fail(path, "cannot read /energy");
       goto done;
     }

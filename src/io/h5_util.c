@@ -179,10 +179,14 @@ static hsize_t chunk_rows(hid_t ds) {
 }
 
 herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
-                           void *cols[DEM_H5U_ENERGY_N], hsize_t *rows) {
+                           void *cols[DEM_H5U_ENERGY_N], hsize_t *rows,
+                           long lost[DEM_H5U_ENERGY_N]) {
   int retry;
-  for (int c = 0; c < DEM_H5U_ENERGY_N; c++)
+  for (int c = 0; c < DEM_H5U_ENERGY_N; c++) {
     cols[c] = NULL;
+    if (lost)
+      lost[c] = 0;
+  }
   *rows = 0;
   do {
     retry = 0;
@@ -213,6 +217,18 @@ herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
       retry = 1;
     }
   } while (retry);
+  /* Chunks a torn index no longer finds (src/io/h5_lost_chunks.c). */
+  for (int c = 0; c < DEM_H5U_ENERGY_N && n > 0; c++) {
+    long got = ds[c] < 0
+                   ? 0
+                   : dem_h5u_read_lost_chunks(
+                         ds[c], c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, n,
+                         cols[c]);
+    if (got < 0)
+      goto fail;
+    if (lost)
+      lost[c] = got;
+  }
   if (n > 0) {
     size_t keep = fill_tail_long(cols[0], (size_t)n);
     for (int c = 1; c < DEM_H5U_ENERGY_N; c++) {

@@ -69,11 +69,23 @@ double dem_h5u_energy_fill(void);
  * sets *rows to the rows that were written: n less what a run killed in
  * the middle of a flush left behind, namely trailing chunks that lie past
  * the end of the file's allocated space ("addr overflow") and trailing
- * rows that read as fill values in some column. A column whose ds is < 0
- * (an older file lacks it) reads as zeros. Returns < 0 (cols freed)
- * when a read fails otherwise. */
+ * rows that read as fill values in some column. Chunks a torn index no
+ * longer finds are read from the addresses it lists
+ * (dem_h5u_read_lost_chunks); lost[c] (if lost is not NULL) counts them
+ * for column c. A column whose ds is < 0 (an older file lacks it) reads
+ * as zeros. Returns < 0 (cols freed) when a read fails otherwise. */
 herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
-                           void *cols[DEM_H5U_ENERGY_N], hsize_t *rows);
+                           void *cols[DEM_H5U_ENERGY_N], hsize_t *rows,
+                           long lost[DEM_H5U_ENERGY_N]);
+
+/* Rows [0, n) of chunked series ds, already read into buf (mem_type, rows
+ * along the first dimension): each chunk whose first row reads as the
+ * fill value but that the chunk index lists inside the file's allocated
+ * space is read again from the address listed (src/io/h5_lost_chunks.c:
+ * a kill can tear an index node so that HDF5's lookups miss chunks that
+ * are in the file). Returns the number of chunks so read (0 for a sound
+ * file), -1 when a read fails. */
+long dem_h5u_read_lost_chunks(hid_t ds, hid_t mem_type, hsize_t n, void *buf);
 
 /* What a writer makes once and uses for every dataset of its snapshots:
  * the string type and scalar dataspace of the "unit" and "description"

@@ -11,11 +11,12 @@
 static const char *const series[2] = {"force", "torque"};
 
 /* Series s (0 force, 1 torque) of a wall in group g, chunked and
- * extendible, with `rows` rows of NaN (0 rows for a new file). Rows past
- * those read as the energy's fill value, which no row holds, as the
- * energy rows of a killed append do. */
+ * extendible, with `rows` rows from data (rows x 3), or of NaN when data
+ * is NULL (0 rows for a new file). Rows past those read as the energy's
+ * fill value, which no row holds, as the energy rows of a killed append
+ * do. */
 static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
-                           hsize_t rows) {
+                           hsize_t rows, const double *data) {
   hsize_t dims[2] = {rows, 3}, maxdims[2] = {H5S_UNLIMITED, 3},
           chunk[2] = {DEM_H5W_WALL_CHUNK, 3};
   hid_t space = H5Screate_simple(2, dims, maxdims);
@@ -45,11 +46,11 @@ static hid_t create_series(hid_t g, int s, const struct dem_h5_wall *wall,
     ds = -1;
   }
   if (ds >= 0 && rows > 0) { /* not recorded by the dem that wrote them */
-    double *nan = malloc((size_t)rows * 3 * sizeof *nan);
+    double *nan = data ? NULL : malloc((size_t)rows * 3 * sizeof *nan);
     for (size_t i = 0; nan && i < (size_t)rows * 3; i++)
       nan[i] = NAN;
-    if (!nan || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                         nan) < 0) {
+    if ((!data && !nan) || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                                    H5P_DEFAULT, data ? data : nan) < 0) {
       H5Dclose(ds);
       ds = -1;
     }
@@ -127,7 +128,8 @@ herr_t dem_h5w_create_walls(struct dem_h5_writer *w,
   for (size_t k = 0; k < info->n_walls && rc >= 0; k++) {
     hid_t g = create_wall_group(walls, &info->walls[k]);
     for (int s = 0; s < 2 && g >= 0; s++)
-      if ((w->walls[2 * k + s] = create_series(g, s, &info->walls[k], 0)) < 0)
+      if ((w->walls[2 * k + s] =
+               create_series(g, s, &info->walls[k], 0, NULL)) < 0)
         rc = -1;
     if (g < 0)
       rc = -1;
@@ -151,6 +153,45 @@ static int is_series(hid_t ds, hsize_t *rows) {
     H5Sclose(sp);
   *rows = dims[0];
   return ok;
+}
+
+/* A wall's series s (*ds, in group g) made again with its first `rows`
+ * rows when its chunk index lost chunks to a torn write: appending
+ * through such an index makes a second chunk where the first is not
+ * found (src/io/h5_lost_chunks.c). Rows that do not read (a chunk past
+ * the allocated space) leave the series as it is. */
+static dem_status mend_series(struct dem_h5_writer *w, hid_t g,
+                              const struct dem_h5_wall *wall, hid_t *ds, int s,
+                              hsize_t rows) {
+  double *data = rows ? malloc((size_t)rows * 3 * sizeof *data) : NULL;
+  hsize_t start[2] = {0, 0}, count[2] = {rows, 3};
+  hid_t fs = -1, ms = -1;
+  long lost = 0;
+  if (rows == 0)
+    return DEM_OK;
+  if (!data)
+    return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
+  fs = H5Dget_space(*ds);
+  ms = H5Screate_simple(2, count, NULL);
+  if (fs >= 0 && ms >= 0 &&
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+      H5Dread(*ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, data) >= 0)
+    lost = dem_h5u_read_lost_chunks(*ds, H5T_NATIVE_DOUBLE, rows, data);
+  if (ms >= 0)
+    H5Sclose(ms);
+  if (fs >= 0)
+    H5Sclose(fs);
+  if (lost > 0) {
+    H5Dclose(*ds);
+    *ds = H5Ldelete(g, series[s], H5P_DEFAULT) < 0
+              ? -1
+              : create_series(g, s, wall, rows, data);
+  }
+  free(data);
+  if (*ds < 0)
+    return dem_h5u_fail(w->path, "cannot rewrite a wall's series whose chunk "
+                                 "index a kill tore");
+  return DEM_OK;
 }
 
 /* Opens wall k's series s to continue with `rows` rows, creating it
@@ -182,21 +223,24 @@ static dem_status open_series(struct dem_h5_writer *w,
   hid_t ds = dapl < 0 ? -1
              : H5Lexists(g, series[s], H5P_DEFAULT) > 0
                  ? H5Dopen2(g, series[s], dapl)
-                 : create_series(g, s, wall, rows);
+                 : create_series(g, s, wall, rows, NULL);
+  dem_status st = DEM_OK;
   if (dapl >= 0)
     H5Pclose(dapl);
-  H5Gclose(g);
   w->walls[2 * k + s] = ds;
   if (ds < 0)
-    return dem_h5u_fail(w->path, "cannot open or add a wall's series");
-  if (!is_series(ds, &have) || have < rows)
-    return dem_fail(DEM_ERR_IO,
-                    "%s: /walls/%s/%s is not an extendible (rows, 3) series "
-                    "of at least %llu rows",
-                    w->path, wall->name, series[s], (unsigned long long)rows);
-  if (H5Dset_extent(ds, (hsize_t[2]){rows, 3}) < 0)
-    return dem_h5u_fail(w->path, "cannot truncate a wall's series");
-  return DEM_OK;
+    st = dem_h5u_fail(w->path, "cannot open or add a wall's series");
+  else if (!is_series(ds, &have) || have < rows)
+    st = dem_fail(DEM_ERR_IO,
+                  "%s: /walls/%s/%s is not an extendible (rows, 3) series "
+                  "of at least %llu rows",
+                  w->path, wall->name, series[s], (unsigned long long)rows);
+  else if ((st = mend_series(w, g, wall, &w->walls[2 * k + s], s, rows)) ==
+               DEM_OK &&
+           H5Dset_extent(w->walls[2 * k + s], (hsize_t[2]){rows, 3}) < 0)
+    st = dem_h5u_fail(w->path, "cannot truncate a wall's series");
+  H5Gclose(g);
+  return st;
 }
 
 dem_status dem_h5w_open_walls(struct dem_h5_writer *w,

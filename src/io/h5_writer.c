@@ -42,8 +42,9 @@ static char *dir_name(const char *path) {
   return dir;
 }
 
-/* How the file is laid out so that a process killed at any moment leaves
- * a readable file (measured by the SIGKILL test in tests/test_h5io.c).
+/* How the file is laid out so that a process killed between two writes
+ * leaves a readable file (measured by tests/cli_kill_writes.sh and the
+ * SIGKILL test in tests/test_h5io.c).
  * HDF5 writes modified metadata at each flush in no particular order, so
  * the layout keeps what a flush rewrites in place small and rarely
  * restructured:
@@ -77,7 +78,11 @@ static char *dir_name(const char *path) {
  * (tests/cli_kill_writes.sh). What remains: a flush that adds a chunk to a
  * series (every DEM_H5W_ENERGY_CHUNK energy rows, DEM_H5W_WALL_CHUNK wall
  * rows) can be cut between the chunk index and the superblock; dem's
- * readers and tools/demfile.py drop that chunk's rows. */
+ * readers and tools/demfile.py drop that chunk's rows. A write torn at a
+ * page boundary (a SIGKILL inside it) can leave a series' index node with
+ * an old last key, whose chunks dem's readers then read from the
+ * addresses it lists (h5_lost_chunks.c), or /snapshots' symbol table node
+ * or name heap old (not covered: docs/output.md, "Crash safety"). */
 enum { SYM_LEAF_K = 256, SYM_LEAF_K_MAX = 4096, HEAP_HINT = 65536 };
 
 /* File access properties: a small metadata cache. HDF5 1.10 scans every

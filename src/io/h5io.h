@@ -96,13 +96,15 @@ struct dem_h5_run_info {
  * flushed again (see h5_writer.c for the layout choices); the file has
  * its name PATH only once the first snapshot is on disk (before, a hidden
  * temporary name; dem_h5_close gives it the name in any case). A process
- * killed at any moment leaves either no file or one that opens with every
- * snapshot and energy row completed before it died (tests/test_h5io.c:
- * 6000 of 6000 kills at random moments of a write loop of up to 12
- * snapshots; tests/cli_kill_writes.sh: dem killed before each of its
- * writes). A kill inside the rare flush that splits /snapshots' symbol
+ * killed between two writes leaves either no file or one that opens with
+ * every snapshot and energy row completed before it died
+ * (tests/cli_kill_writes.sh: dem killed before each of its writes;
+ * tests/test_h5io.c: kills at random moments of a write loop of up to 12
+ * snapshots). A kill inside the rare flush that splits /snapshots' symbol
  * table node (past max(512, snapshots_planned) snapshots, at most 8191)
- * or grows its name heap (past 8192) is not covered. */
+ * or grows its name heap (past 8192) is not covered, nor one that tears
+ * the write of /snapshots' node past its first page (docs/output.md,
+ * "Crash safety"). */
 dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);

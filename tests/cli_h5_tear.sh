@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Torn writes: the writer of tests/test_h5io.c (400 bodies, 100 energy rows and a snapshot at a time) killed at each write of the append that adds each energy column's second chunk, torn after each of its first pages (tests/kill_writes.c), leaves a file whose snapshots and energy rows read whole (its "tear" case checks it).
+# Usage: bash tests/cli_h5_tear.sh DEM_BINARY SOURCE_DIR
+# Before dem used paged file space (HDF5's paged aggregation), a chunk
+# index node could straddle a 4 KiB page of the file: torn at that page,
+# its new key was lost and the column's first chunk no longer found.
+NAME=cli_h5_tear
+. "$(dirname "$0")/lib.sh"
+bin=$(dirname "$DEM")
+test_h5io=$bin/test_h5io
+preload=$bin/kill_writes.so
+for f in "$test_h5io" "$preload"; do
+  if [ ! -f "$f" ]; then
+    echo "FAIL: $f is not built (CMakeLists.txt)"
+    echo "$NAME: 0 passed, 1 failed"
+    exit 1
+  fi
+done
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
+export CK_RUN_CASE=tear CK_FORK=yes
+pages_max=8
+[ -n "${DEM_TEST_QUICK:-}" ] && pages_max=1
+
+# writes ITERATIONS: the child's count of writes in a run of that many
+# appends and snapshots, closed
+writes() {
+  rm -f writes.txt
+  DEM_H5_TEAR_ITERATIONS=$1 DEM_WRITES_COUNT=$PWD/writes.txt LD_PRELOAD="$preload" \
+    "$test_h5io" > out 2>&1 || bad "the run of $1 appends: $(cat out)"
+  cat writes.txt 2> /dev/null || echo 0
+}
+n10=$(writes 10)
+n11=$(writes 11)
+echo "writes: $n10 after 10 appends and snapshots, $n11 after 11"
+if [ "$n11" -gt "$n10" ] && [ "$n10" -ge 100 ]; then ok; else bad "write counts $n10, $n11 (is pwrite still how HDF5 writes?)"; fi
+
+failed=""
+for k in $(seq $((n10 - 20)) "$n11"); do
+  for p in $(seq 0 $pages_max); do
+    if ! DEM_H5_TEAR_ITERATIONS=11 DEM_KILL_AT_WRITE=$k DEM_KILL_PAGES=$p \
+      LD_PRELOAD="$preload" "$test_h5io" > out 2>&1; then
+      failed="$failed $k/$p"
+      grep -h "torn\|kill trial" out | head -2
+    fi
+  done
+done
+echo "killed at writes $((n10 - 20))..$n11, torn after 0..$pages_max pages"
+if [ -z "$failed" ]; then ok; else bad "unreadable after kills at write/pages$failed"; fi
+
+# 2. A dem run of rods falling in a box (1,101 energy rows: two chunks of
+#    each energy column, 18 of each wall's series) whose /energy/total and
+#    /walls/box_zmin/force have their index node's last key zeroed, as the
+#    torn write above leaves /energy/wall_work's (the node found with
+#    h5debug). Plain HDF5 then misses chunks; dem energy and
+#    tools/demfile.py read every row; a restart from it (to 0.03 s) writes
+#    the same series as one from the whole run, and plain HDF5 reads them.
+need_python h5py,numpy
+rods_yaml base.yaml
+sed 's/end_time: 0.04, seed: 3}/end_time: 0.022, seed: 3, gravity: [0, 0, -9.81]}/; s/speed: 2.0, angular_speed: 20/speed: 0.5, angular_speed: 5/; s/^output:.*/output: {snapshot_interval: 0.004, energy_interval: 2.0e-5}/' \
+  base.yaml > falling.yaml
+sed 's/end_time: 0.022,/end_time: 0.03,/' falling.yaml > longer.yaml
+if "$DEM" run falling.yaml -q -o whole.h5 2> err; then ok; else bad "the run: $(cat err)"; fi
+cp whole.h5 torn.h5
+check "the indexes torn" "$PY" - torn.h5 energy/total walls/box_zmin/force << 'EOF'
+import re, subprocess, sys
+import h5py, numpy as np
+path, names = sys.argv[1], sys.argv[2:]
+f = h5py.File(path, "r")
+places = []
+for name in names:
+    ds = f[name]
+    header = h5py.h5o.get_info(ds.id).addr
+    out = subprocess.run(["h5debug", path, str(header)], capture_output=True, text=True).stdout
+    node = int(re.search(r"Index address:\s+(\d+)", out).group(1))
+    key = 8 + 8 * (ds.ndim + 1)  # chunk size, filter mask, offsets
+    places.append((name, node, key, ds.id.get_num_chunks()))
+f.close()
+with open(path, "r+b") as g:
+    for name, node, key, n in places:
+        g.seek(node)
+        head = g.read(8)
+        assert head[:4] == b"TREE" and head[5] == 0, (name, head)  # one leaf
+        assert int.from_bytes(head[6:8], "little") == n, (name, n)
+        g.seek(node + 24 + n * (key + 8))  # the header, n keys and children
+        g.write(bytes(key))
+f = h5py.File(path, "r")
+for name, *_ in places:
+    x = f[name][()]
+    fill = int(np.isnan(x).sum())
+    print("%s: %d of %d values read as fill" % (name, fill, x.size))
+    if not fill:
+        sys.exit("%s: the torn index still finds every chunk" % name)
+EOF
+for f in whole torn; do "$DEM" energy "$f.h5" --csv | tail -n +2 | cut -d, -f2- > "$f.csv"; done
+if [ -s whole.csv ] && cmp -s whole.csv torn.csv; then ok; else bad "dem energy differs: $(cat whole.csv torn.csv)"; fi
+check "demfile reads the torn file whole" "$PY" - whole.h5 torn.h5 << 'EOF'
+import sys
+import demfile
+a, b = (demfile.open_run(p) for p in sys.argv[1:])
+ea, eb = a.energy(), b.energy()
+bad = [k for k in ea if ea[k].tobytes() != eb[k].tobytes()]
+wa, wb = a.walls(), b.walls()
+bad += [w + "/" + k for w in wa for k in ("force", "torque")
+        if wa[w][k].tobytes() != wb[w][k].tobytes()]
+print("%d energy rows" % len(ea["step"]))
+sys.exit("differ: " + " ".join(bad) if bad else 0)
+EOF
+for f in whole torn; do
+  rm -f "$f.xmf"
+  if "$DEM" run longer.yaml -q --restart "$f.h5" 2> err; then ok; else bad "restart from $f.h5: $(cat err)"; fi
+done
+check "the restarts write the same series, whole" "$PY" - whole.h5 torn.h5 << 'EOF'
+import sys
+import h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:])
+names = []
+for g in ("energy", "walls"):
+    a[g].visititems(lambda n, o: names.append(g + "/" + n) if isinstance(o, h5py.Dataset) else None)
+bad = [n for n in names if a[n][()].tobytes() != b[n][()].tobytes()]
+fill = [n for n in names if b[n].dtype == np.float64
+        and (b[n][()].view(np.uint64) == 0x7FF80DE0DE0DE0DE).any()]
+print("%d series, %d energy rows" % (len(names), a["energy/step"].shape[0]))
+sys.exit("differ: %s; fill in: %s" % (bad, fill) if bad or fill else 0)
+EOF
+
+echo "$NAME: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
