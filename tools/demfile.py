@@ -110,12 +110,13 @@ def _read_lost_chunks(ds, rows):
     end = _allocated_end(ds.file)
     size = int(np.prod(ds.chunks)) * ds.dtype.itemsize
     with open(ds.file.filename, "rb") as f:
-        for i in range(ds.id.get_num_chunks()):
-            info = ds.id.get_chunk_info(i)
-            r0 = info.chunk_offset[0]
-            if (r0 >= len(rows) or r0 % step or info.filter_mask or info.size != size
-                    or info.byte_offset is None or info.byte_offset + size > end
-                    or rows[r0:r0 + 1].tobytes()[:len(fill)] != fill):
+        for r0 in range(0, len(rows), step):
+            if rows[r0:r0 + 1].tobytes()[:len(fill)] != fill:
+                continue
+            # HDF5 finds it by walking the index, not by its keys
+            info = ds.id.get_chunk_info_by_coord((r0,) + (0,) * (ds.ndim - 1))
+            if (info.byte_offset is None or info.filter_mask or info.size != size
+                    or info.byte_offset + size > end):
                 continue
             f.seek(ds.file.userblock_size + info.byte_offset)
             chunk = np.frombuffer(f.read(size), dtype=ds.dtype).reshape(ds.chunks)

@@ -50,7 +50,7 @@ static int reads_as_fill(const unsigned char *first, const unsigned char *fill,
 }
 
 long dem_h5u_read_lost_chunks(hid_t ds, hid_t mem_type, hsize_t n, void *buf) {
-  hsize_t dims[2] = {0, 1}, chunk[2] = {0, 1}, base = 0, count = 0;
+  hsize_t dims[2] = {0, 1}, chunk[2] = {0, 1}, base = 0;
   hid_t dcpl = H5Dget_create_plist(ds), space = H5Dget_space(ds);
   hid_t file_type = H5Dget_type(ds);
   size_t elem = H5Tget_size(mem_type), row_bytes, chunk_bytes;
@@ -75,27 +75,25 @@ long dem_h5u_read_lost_chunks(hid_t ds, hid_t mem_type, hsize_t n, void *buf) {
   chunk_bytes = row_bytes * (size_t)chunk[0];
   for (hsize_t r = 0; r < n && !need; r += chunk[0])
     need = reads_as_fill((unsigned char *)buf + r * row_bytes, fill, elem);
-  if (!need || !file_handle(ds, &fd, &eoa, &base) ||
-      H5Dget_num_chunks(ds, space, &count) < 0)
+  if (!need || !file_handle(ds, &fd, &eoa, &base))
     goto done;
   data = malloc(chunk_bytes);
   if (!data) {
     lost = -1;
     goto done;
   }
-  for (hsize_t i = 0; i < count; i++) {
-    hsize_t offset[2] = {0, 0}, size = 0;
+  for (hsize_t r0 = 0; r0 < n; r0 += chunk[0]) {
+    hsize_t offset[2] = {r0, 0}, size = 0;
     unsigned mask = 0;
     haddr_t addr = HADDR_UNDEF;
-    if (H5Dget_chunk_info(ds, space, i, offset, &mask, &addr, &size) < 0)
-      break;
-    hsize_t r0 = offset[0];
-    /* Only a chunk of the rows asked for whose first row reads as fill,
-     * unfiltered, whole, and inside the allocated space: a chunk past it
-     * belongs to the append the kill cut, whose rows are dropped. */
-    if (r0 >= n || r0 % chunk[0] != 0 || offset[1] != 0 || mask != 0 ||
-        size != chunk_bytes || addr == HADDR_UNDEF || addr + size > eoa ||
-        !reads_as_fill((unsigned char *)buf + r0 * row_bytes, fill, elem))
+    /* A chunk whose first row reads as fill that the index lists (HDF5
+     * finds it by walking the index, not by its keys), unfiltered, whole
+     * and inside the allocated space: a chunk past it belongs to the
+     * append the kill cut, whose rows are dropped. */
+    if (!reads_as_fill((unsigned char *)buf + r0 * row_bytes, fill, elem) ||
+        H5Dget_chunk_info_by_coord(ds, offset, &mask, &addr, &size) < 0 ||
+        addr == HADDR_UNDEF || mask != 0 || size != chunk_bytes ||
+        addr + size > eoa)
       continue;
     if (pread(fd, data, chunk_bytes, (off_t)(addr + base)) !=
             (ssize_t)chunk_bytes ||
