@@ -112,7 +112,7 @@ sys.exit(1 if bad else 0)
 EOF
 done
 
-# /snapshots' symbol table node holds 512 links unless the run plans more:
+# /snapshots' header holds 512 links unless the run plans more:
 # a run of 521 snapshots (2 rods, one every step) killed at each write
 # around its 513th link (found by bisection) lists its snapshots.
 if [ -z "${DEM_TEST_QUICK:-}" ]; then

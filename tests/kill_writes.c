@@ -5,9 +5,12 @@
  * copies a write into the page cache page by page and a SIGKILL stops it
  * between two pages: a torn write). Without N, the count of writes of a
  * process that wrote is written to the file $DEM_WRITES_COUNT at its exit
- * (its parents, which wrote nothing, leave the count alone). */
+ * (its parents, which wrote nothing, leave the count alone). With
+ * $DEM_WRITES_LOG, each write's file offset and size are appended to that
+ * file, a line each, in order. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,11 +32,19 @@ static pwrite_fn *real_pwrite(void) {
 }
 
 static void before_write(int fd, const void *buf, size_t n, off_t at) {
+  static int log_fd = -2;
   if (kill_at < 0) {
     const char *k = getenv("DEM_KILL_AT_WRITE"), *p = getenv("DEM_KILL_PAGES");
     pages = p ? atol(p) : 0;
     kill_at = k ? atol(k) : 0;
   }
+  if (log_fd == -2) {
+    const char *log = getenv("DEM_WRITES_LOG");
+    log_fd =
+        log ? open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644) : -1;
+  }
+  if (log_fd >= 0)
+    dprintf(log_fd, "%lld %zu\n", (long long)at, n);
   if (atomic_fetch_add(&writes, 1) + 1 != kill_at)
     return;
   if (pages > 0) {

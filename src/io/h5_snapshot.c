@@ -163,8 +163,8 @@ static dem_status add_frame(struct dem_h5_writer *w,
  * (ParaView draws points only as cells): when missing, created unlinked
  * in *vertex for the caller to link at `name` with the snapshot. Also for
  * m = 0 (empty, which the sidecar never names): a pour's first snapshot
- * has no sphere, and its link is what allocates /xdmf's symbol table node,
- * which must happen before the file has its name (dem_h5w_publish). */
+ * has no sphere, and its link is /xdmf's first, made before the file has
+ * its name (dem_h5w_publish), as when that link allocated a node. */
 static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
                                  hid_t *vertex, char *name, size_t size) {
   hsize_t dims = m;
@@ -201,14 +201,14 @@ static herr_t polyvertex_prepare(struct dem_h5_writer *w, size_t m,
 }
 
 /* Links a dataset made by polyvertex_prepare. /xdmf is made with the file
- * (a symbol table like /snapshots', dem_h5w_linking_group, where a link
- * rewrites its node and name heap in place: a compact group's header
- * grew at the link of a new sphere count, and a kill could cut that);
- * made here only in a file from an older dem, which lacks it. */
+ * (like /snapshots, dem_h5w_linking_group: its header presized for its
+ * links; a compact group made later, with a small header, grew at the
+ * link of a new sphere count, and a kill could cut that); made here only
+ * in a file from an older dem, which lacks it. */
 static herr_t polyvertex_link(struct dem_h5_writer *w, hid_t vertex,
                               const char *name) {
   if (H5Lexists(w->file, "xdmf", H5P_DEFAULT) <= 0) {
-    hid_t g = dem_h5w_linking_group(w->file, "xdmf", -1);
+    hid_t g = dem_h5w_linking_group(w->file, "xdmf", -1, DEM_H5W_XDMF_NAME_LEN);
     if (g < 0)
       return -1;
     H5Gclose(g);

@@ -50,15 +50,19 @@ static char *dir_name(const char *path) {
  * restructured:
  *  - a snapshot is built as an anonymous group and flushed while nothing
  *    on disk refers to it; a second flush after linking it into
- *    /snapshots only rewrites /snapshots' symbol table node and name heap;
- *  - /snapshots is an old-style group whose symbol table node holds
- *    2 K links, K from the run's planned snapshots (at least SYM_LEAF_K,
- *    at most SYM_LEAF_K_MAX), and a name heap presized for HEAP_HINT bytes
- *    (8 bytes per name, 2 SYM_LEAF_K_MAX names), so that linking the
- *    snapshots of up to 2 SYM_LEAF_K_MAX - 1 allocates nothing: the node
- *    splits on the (2 K + 1)-th link, and a kill inside that flush left a
- *    file whose /snapshots cannot be listed (the node is rewritten whole
- *    at every link, so K is not larger than the run needs);
+ *    /snapshots only rewrites /snapshots' object header;
+ *  - /snapshots keeps its links in its own object header (a new-style
+ *    compact group, in HDF5's version 1 header, which has no checksum),
+ *    sized with the file for the run's planned snapshots (at least
+ *    SNAPSHOT_LINKS_MIN, at most LINKS_MAX), so that a link writes one
+ *    message into the header's free space and allocates nothing. It was
+ *    an old-style group (a symbol table): its node, rewritten whole at
+ *    each link, put the count of links in its first page and the new
+ *    entry in a later one, and its B-tree node and name heap were written
+ *    in one write, so a SIGKILL that tore that write at a page boundary
+ *    left /snapshots listing an empty name or finding none by name
+ *    (tests/cli_h5_tear.sh). Past the header's planned links it grows by
+ *    a continuation chunk: a kill inside that flush is not covered;
  *  - every other group keeps its few links in its own object header;
  *  - the sidecar's connectivity /xdmf/polyvertex_M is written unlinked
  *    with the snapshot and linked in the second flush too, into a group
@@ -81,9 +85,8 @@ static char *dir_name(const char *path) {
  * readers and tools/demfile.py drop that chunk's rows. A write torn at a
  * page boundary (a SIGKILL inside it) can leave a series' index node with
  * an old last key, whose chunks dem's readers then read from the
- * addresses it lists (h5_lost_chunks.c), or /snapshots' symbol table node
- * or name heap old (not covered: docs/output.md, "Crash safety"). */
-enum { SYM_LEAF_K = 256, SYM_LEAF_K_MAX = 4096, HEAP_HINT = 65536 };
+ * addresses it lists (h5_lost_chunks.c; tests/cli_h5_tear.sh). */
+enum { SNAPSHOT_LINKS_MIN = 512, LINKS_MAX = 8191 };
 
 /* File access properties: a small metadata cache. HDF5 1.10 scans every
  * cached entry at each flush, and we flush often (with the default cache
@@ -109,19 +112,6 @@ static hid_t writer_fapl(void) {
 fail:
   H5Pclose(fapl);
   return -1;
-}
-
-/* File creation properties: symbol table nodes large enough for the
- * planned snapshots (see above). */
-static hid_t writer_fcpl(long snapshots_planned) {
-  hid_t fcpl = dem_h5u_untimed(H5P_FILE_CREATE);
-  long k = snapshots_planned / 2 + 1;
-  k = k < SYM_LEAF_K ? SYM_LEAF_K : k > SYM_LEAF_K_MAX ? SYM_LEAF_K_MAX : k;
-  if (fcpl >= 0 && H5Pset_sym_k(fcpl, 0, (unsigned)k) < 0) {
-    H5Pclose(fcpl);
-    return -1;
-  }
-  return fcpl;
 }
 
 /* /config, with the writer's string type, dataspace and property lists
@@ -170,31 +160,40 @@ static herr_t write_header(struct dem_h5_writer *w,
       dem_h5w_create_energy(w) < 0 || dem_h5w_create_walls(w, info) < 0 ||
       dem_h5w_write_meshes(w->file, info->meshes, info->n_meshes) < 0)
     return -1;
-  /* The snapshots' names take 8 bytes each: HEAP_HINT holds 8191. */
-  w->snapshots = dem_h5w_linking_group(w->file, "snapshots", -1);
+  long links = info->snapshots_planned + 2; /* and a restart's first */
+  w->snapshots = dem_h5w_linking_group(
+      w->file, "snapshots",
+      links < SNAPSHOT_LINKS_MIN ? SNAPSHOT_LINKS_MIN : links, 6);
   if (w->snapshots < 0)
     return -1;
   /* /xdmf too, now: made at the first snapshot with spheres (in a pour,
    * after the file has its name), its allocations could be cut by a kill
    * past the end of the file that HDF5 records. A snapshot links at most
    * one polyvertex_M (a new sphere count). */
-  hid_t xdmf =
-      dem_h5w_linking_group(w->file, "xdmf", info->snapshots_planned + 1);
+  hid_t xdmf = dem_h5w_linking_group(
+      w->file, "xdmf", info->snapshots_planned + 1, DEM_H5W_XDMF_NAME_LEN);
   if (xdmf < 0 || H5Gclose(xdmf) < 0)
     return -1;
   return H5Fflush(w->file, H5F_SCOPE_GLOBAL);
 }
 
-hid_t dem_h5w_linking_group(hid_t file, const char *name, long names) {
+hid_t dem_h5w_linking_group(hid_t file, const char *name, long names,
+                            unsigned name_len) {
   hid_t gcpl = dem_h5u_untimed(H5P_GROUP_CREATE), g = -1;
-  /* 24 bytes a name (aligned to 8, with its NUL), and the empty name. */
-  size_t heap =
-      names < 0 || names > HEAP_HINT / 24 ? HEAP_HINT : 24 * (size_t)names + 32;
-  if (gcpl < 0)
-    return -1;
-  if (H5Pset_local_heap_size_hint(gcpl, heap) >= 0)
+  if (names < 0 || names > LINKS_MAX)
+    names = LINKS_MAX;
+  /* Tracking the links' creation order is what makes HDF5 1.10 give the
+   * group link messages in its header (new-style) rather than a symbol
+   * table; compact up to HDF5's most, in a header presized for `names`
+   * links of names of name_len bytes. */
+  if (gcpl >= 0 &&
+      H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED) >= 0 &&
+      H5Pset_link_phase_change(gcpl, 65535, 65534) >= 0 &&
+      H5Pset_est_link_info(gcpl, (unsigned)(names > 0 ? names : 1), name_len) >=
+          0)
     g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
-  H5Pclose(gcpl);
+  if (gcpl >= 0)
+    H5Pclose(gcpl);
   return g;
 }
 
@@ -343,7 +342,7 @@ dem_status dem_h5_create(const char *path, int force,
     writer_free(w);
     return st;
   }
-  fcpl = writer_fcpl(info->snapshots_planned);
+  fcpl = dem_h5u_untimed(H5P_FILE_CREATE);
   if (fcpl < 0) {
     st = dem_h5u_fail(path, "cannot set up file creation");
     goto fail;

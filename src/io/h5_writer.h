@@ -40,12 +40,15 @@ struct dem_h5_writer {
   struct dem_h5u_kit kit; /* for the snapshots' datasets */
 };
 
-/* A group that snapshots link into, one link at a time: an old-style
- * group (a symbol table, sized with the file) with a name heap presized
- * for `names` names of up to 23 bytes, so that a link rewrites a node and
- * the heap in place and allocates nothing (io/h5_writer.c). Open; caller
- * closes. */
-hid_t dem_h5w_linking_group(hid_t file, const char *name, long names);
+/* A group that snapshots link into, one link at a time: its links in its
+ * object header, presized for `names` links (< 0: the most, 8191) of
+ * names of name_len bytes, so that a link writes one message into the
+ * header and allocates nothing (io/h5_writer.c). Open; caller closes. */
+hid_t dem_h5w_linking_group(hid_t file, const char *name, long names,
+                            unsigned name_len);
+
+/* The length of /xdmf's names, polyvertex_M (M up to 9 digits). */
+enum { DEM_H5W_XDMF_NAME_LEN = 20 };
 
 /* Gives a new file its name (once; nothing to do after): called when the
  * first snapshot is on disk, or at close (io/h5_writer.c). */

@@ -100,11 +100,10 @@ struct dem_h5_run_info {
  * every snapshot and energy row completed before it died
  * (tests/cli_kill_writes.sh: dem killed before each of its writes;
  * tests/test_h5io.c: kills at random moments of a write loop of up to 12
- * snapshots). A kill inside the rare flush that splits /snapshots' symbol
- * table node (past max(512, snapshots_planned) snapshots, at most 8191)
- * or grows its name heap (past 8192) is not covered, nor one that tears
- * the write of /snapshots' node past its first page (docs/output.md,
- * "Crash safety"). */
+ * snapshots), or inside one write, torn at a page boundary
+ * (tests/cli_h5_tear.sh). A kill inside the rare flush that grows
+ * /snapshots' object header (past max(512, snapshots_planned + 2) links,
+ * at most 8191) is not covered (docs/output.md, "Crash safety"). */
 dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);
