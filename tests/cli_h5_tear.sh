@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Torn writes (tests/kill_writes.c: a write stopped at a page boundary of the file, as a SIGKILL inside it leaves it): (1) the writer of tests/test_h5io.c killed at each write of the append that adds each energy column's second chunk, torn after each of its first pages, leaves a file whose snapshots and energy rows read whole, and a restart from it goes on; (2) a dem run's series whose chunk-index nodes are torn by hand read whole through dem and tools/demfile.py, and a restart writes them again whole; (3) a run of 521 snapshots killed at the writes that link snapshots 104, 105 and 300, torn after each page, leaves /snapshots listing and reading.
+# Torn writes (tests/kill_writes.c: a write stopped at a page boundary of the file, as a SIGKILL inside it leaves it): (1) the writer of tests/test_h5io.c killed at each write of the append that adds each energy column's second chunk, torn after each of its first pages, leaves a file whose snapshots and energy rows read whole, and a restart from it goes on; (2) a dem run's series whose chunk-index nodes are torn by hand read whole through dem and tools/demfile.py, and a restart writes them again whole; (3) a run of 521 snapshots killed at the writes that link snapshots 104, 105 and 300, torn after each page, leaves /snapshots listing and reading; (4) so does one restarted past its planned links, killed where /snapshots' header grows.
 # Usage: bash tests/cli_h5_tear.sh DEM_BINARY SOURCE_DIR
 # Before dem 869680b, a chunk-index node torn so lost its last key and
 # HDF5 found none of /energy/wall_work's chunks: dem energy read no rows.
@@ -169,6 +169,44 @@ for s in names[-3:]:
   done
 done
 if [ -z "$failed" ]; then ok; else bad "/snapshots unreadable after kills at write/pages$failed"; fi
+
+# 4. /snapshots past its planned links: the run of 521 snapshots
+#    restarted from one planned for 11 (so its header holds 512 links and
+#    grows by a chunk at about the 510th), killed at each write from 10
+#    before the first write to that chunk to 5 after it (4 and 2 in the
+#    sanitizer build), torn after 0 and 1 pages: /snapshots lists and
+#    reads.
+sed 's/end_time: 0.0104,/end_time: 0.0002,/' many.yaml > short.yaml
+rm -f short.h5 short.xmf grown.h5 grown.xmf
+"$DEM" run short.yaml -q -o short.h5 2> err || bad "the short run: $(cat err)"
+cp short.h5 grown.h5
+if DEM_WRITES_LOG=$PWD/grow.log LD_PRELOAD="$preload" "$DEM" run many.yaml -q --restart grown.h5 2> err; then ok; else bad "the restart to 521 snapshots: $(cat err)"; fi
+header=$("$PY" -c 'import h5py; print(h5py.h5o.get_info(h5py.File("grown.h5", "r")["snapshots"].id).addr)')
+# its second chunk's address (h5debug), and the restart's first write there
+more=$(h5debug grown.h5 "$header" | awk '/^Chunk 1/ {c = 1} c && /Address:/ {print $2; exit}')
+grows=$(awk -v m="${more:--1}" '$1 == m {print NR; exit}' grow.log)
+echo "/snapshots' header (at byte $header) grows by a chunk at byte ${more:-?}, the restart's write ${grows:-?}"
+failed=""
+before=10 after=5
+[ -n "${DEM_TEST_QUICK:-}" ] && before=4 after=2
+for k in $(seq $((${grows:-20} - before)) $((${grows:-20} + after))); do
+  for p in 0 1; do
+    cp short.h5 killed.h5
+    rm -f killed.xmf
+    (DEM_KILL_AT_WRITE=$k DEM_KILL_PAGES=$p LD_PRELOAD="$preload" \
+      "$DEM" run many.yaml -q --restart killed.h5; true) > /dev/null 2>&1
+    if ! "$PY" -c 'import h5py
+f = h5py.File("killed.h5", "r")
+names = list(f["snapshots"])
+assert names == ["%06d" % i for i in range(len(names))], names[-3:]
+for s in names[-3:]:
+    f["snapshots"][s]["bodies/position"][()]' > out 2>&1; then
+      failed="$failed $k/$p"
+      tail -1 out
+    fi
+  done
+done
+if [ -n "$grows" ] && [ -z "$failed" ]; then ok; else bad "no growth found, or /snapshots unreadable after kills at write/pages$failed"; fi
 
 echo "$NAME: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

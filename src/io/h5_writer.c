@@ -62,7 +62,7 @@ static char *dir_name(const char *path) {
  *    in one write, so a SIGKILL that tore that write at a page boundary
  *    left /snapshots listing an empty name or finding none by name
  *    (tests/cli_h5_tear.sh). Past the header's planned links it grows by
- *    a continuation chunk: a kill inside that flush is not covered;
+ *    a continuation chunk (a kill at that flush too: the same test);
  *  - every other group keeps its few links in its own object header;
  *  - the sidecar's connectivity /xdmf/polyvertex_M is written unlinked
  *    with the snapshot and linked in the second flush too, into a group

@@ -101,9 +101,9 @@ struct dem_h5_run_info {
  * (tests/cli_kill_writes.sh: dem killed before each of its writes;
  * tests/test_h5io.c: kills at random moments of a write loop of up to 12
  * snapshots), or inside one write, torn at a page boundary
- * (tests/cli_h5_tear.sh). A kill inside the rare flush that grows
- * /snapshots' object header (past max(512, snapshots_planned + 2) links,
- * at most 8191) is not covered (docs/output.md, "Crash safety"). */
+ * (tests/cli_h5_tear.sh), also at the rare flush that grows /snapshots'
+ * object header past max(512, snapshots_planned + 2) links (at most 8191;
+ * docs/output.md, "Crash safety"). */
 dem_status dem_h5_create(const char *path, int force,
                          const struct dem_h5_run_info *info,
                          struct dem_h5_writer **out);
