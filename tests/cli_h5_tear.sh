@@ -124,6 +124,20 @@ print("%d series, %d energy rows" % (len(names), a["energy/step"].shape[0]))
 sys.exit("differ: %s; fill in: %s" % (bad, fill) if bad or fill else 0)
 EOF
 
+# lists_snapshots FILE: /snapshots lists 000000.. without a gap and its
+# last three snapshots read (plain h5py)
+lists_snapshots() {
+  "$PY" - "$1" << 'EOF'
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = list(f["snapshots"])
+assert names == ["%06d" % i for i in range(len(names))], names[-3:]
+for s in names[-3:]:
+    f["snapshots"][s]["bodies/position"][()]
+EOF
+}
+
 # 3. /snapshots at its links: 2 rods and a snapshot every step (521), the
 #    run killed at each write of the flushes that link snapshots 104, 105
 #    and 300, torn after each page it spans but the last (at most 8):
@@ -157,12 +171,7 @@ for t in $targets; do
     # (the subshell, not this shell, reports the kill, to /dev/null)
     (DEM_KILL_AT_WRITE=$k DEM_KILL_PAGES=$p LD_PRELOAD="$preload" \
       "$DEM" run many.yaml -q -o killed.h5; true) > /dev/null 2>&1
-    if ! "$PY" -c 'import h5py
-f = h5py.File("killed.h5", "r")
-names = list(f["snapshots"])
-assert names == ["%06d" % i for i in range(len(names))], names[-3:]
-for s in names[-3:]:
-    f["snapshots"][s]["bodies/position"][()]' > out 2>&1; then
+    if ! lists_snapshots killed.h5 > out 2>&1; then
       failed="$failed $k/$p"
       tail -1 out
     fi
@@ -195,12 +204,7 @@ for k in $(seq $((${grows:-20} - before)) $((${grows:-20} + after))); do
     rm -f killed.xmf
     (DEM_KILL_AT_WRITE=$k DEM_KILL_PAGES=$p LD_PRELOAD="$preload" \
       "$DEM" run many.yaml -q --restart killed.h5; true) > /dev/null 2>&1
-    if ! "$PY" -c 'import h5py
-f = h5py.File("killed.h5", "r")
-names = list(f["snapshots"])
-assert names == ["%06d" % i for i in range(len(names))], names[-3:]
-for s in names[-3:]:
-    f["snapshots"][s]["bodies/position"][()]' > out 2>&1; then
+    if ! lists_snapshots killed.h5 > out 2>&1; then
       failed="$failed $k/$p"
       tail -1 out
     fi
