@@ -855,21 +855,12 @@ static long plain_fill_rows(const char *path, size_t n) {
   long found = file < 0 || !x ? -1 : 0;
   for (int c = 1; c < DEM_H5U_ENERGY_N && found >= 0; c++) {
     char name[64];
-    hsize_t start = 0, count = n;
     snprintf(name, sizeof name, "energy/%s", dem_h5u_energy_columns[c].name);
     hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    hid_t fs = ds >= 0 ? H5Dget_space(ds) : -1;
-    hid_t ms = H5Screate_simple(1, &count, NULL);
-    if (fs < 0 ||
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) <
-            0 ||
-        H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, x) < 0)
+    if (ds < 0 || dem_h5u_read_rows(ds, 0, n, 0, H5T_NATIVE_DOUBLE, x) < 0)
       found = -1;
     for (size_t i = 0; i < n && found >= 0; i++)
       found += memcmp(&x[i], &fill, sizeof fill) == 0;
-    H5Sclose(ms);
-    if (fs >= 0)
-      H5Sclose(fs);
     if (ds >= 0)
       H5Dclose(ds);
   }

@@ -3,7 +3,6 @@
 #define _XOPEN_SOURCE 700 /* pread */
 #include "io/h5_util.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -149,22 +149,6 @@ static size_t fill_tail_double(const double *x, size_t n) {
   return n;
 }
 
-/* Reads rows [0, n) of a 1-D dataset. */
-static herr_t read_prefix(hid_t ds, hid_t mem_type, hsize_t n, void *buf) {
-  hsize_t start = 0;
-  hid_t fs = H5Dget_space(ds), ms = -1;
-  herr_t rc = -1;
-  if (fs >= 0 &&
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &n, NULL) >= 0 &&
-      (ms = H5Screate_simple(1, &n, NULL)) >= 0)
-    rc = H5Dread(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
-  if (ms >= 0)
-    H5Sclose(ms);
-  if (fs >= 0)
-    H5Sclose(fs);
-  return rc;
-}
-
 /* The chunk length of a 1-D chunked dataset (0 if not chunked). */
 static hsize_t chunk_rows(hid_t ds) {
   hid_t dcpl = H5Dget_create_plist(ds);
@@ -202,8 +186,9 @@ herr_t dem_h5u_energy_read(const hid_t ds[DEM_H5U_ENERGY_N], hsize_t n,
         goto fail;
       if (ds[c] < 0) /* a column this file's dem did not write: zeros */
         continue;
-      if (read_prefix(ds[c], c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE, n,
-                      cols[c]) >= 0)
+      if (dem_h5u_read_rows(ds[c], 0, n, 0,
+                            c == 0 ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE,
+                            cols[c]) >= 0)
         continue;
       /* A chunk allocated by a flush that a kill cut short lies past the
        * end of the space the superblock records: drop that last chunk
@@ -408,20 +393,44 @@ herr_t dem_h5u_write_array(const struct dem_h5u_kit *kit, hid_t g,
   return rc;
 }
 
-herr_t dem_h5u_write_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
-                          hid_t mem_type, const void *buf) {
-  const int rank = cols ? 2 : 1;
+/* The file selection *fs of rows [start, start + n) of ds (cols values a
+ * row; 0: 1-D) and the memory space *ms of those rows; < 0 when either
+ * cannot be made (what was made is closed by close_rows). */
+static herr_t select_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                          hid_t *fs, hid_t *ms) {
   hsize_t first[2] = {start, 0}, count[2] = {n, cols};
-  hid_t fs = -1, ms = -1;
-  herr_t rc = -1;
-  if ((fs = H5Dget_space(ds)) >= 0 &&
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, first, NULL, count, NULL) >= 0 &&
-      (ms = H5Screate_simple(rank, count, NULL)) >= 0)
-    rc = H5Dwrite(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
+  *ms = -1;
+  if ((*fs = H5Dget_space(ds)) < 0 ||
+      H5Sselect_hyperslab(*fs, H5S_SELECT_SET, first, NULL, count, NULL) < 0)
+    return -1;
+  *ms = H5Screate_simple(cols ? 2 : 1, count, NULL);
+  return *ms < 0 ? -1 : 0;
+}
+
+static void close_rows(hid_t fs, hid_t ms) {
   if (ms >= 0)
     H5Sclose(ms);
   if (fs >= 0)
     H5Sclose(fs);
+}
+
+herr_t dem_h5u_read_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                         hid_t mem_type, void *buf) {
+  hid_t fs, ms;
+  herr_t rc = select_rows(ds, start, n, cols, &fs, &ms);
+  if (rc >= 0)
+    rc = H5Dread(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
+  close_rows(fs, ms);
+  return rc;
+}
+
+herr_t dem_h5u_write_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                          hid_t mem_type, const void *buf) {
+  hid_t fs, ms;
+  herr_t rc = select_rows(ds, start, n, cols, &fs, &ms);
+  if (rc >= 0)
+    rc = H5Dwrite(ds, mem_type, ms, fs, H5P_DEFAULT, buf);
+  close_rows(fs, ms);
   return rc;
 }
 

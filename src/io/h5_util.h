@@ -125,6 +125,11 @@ hid_t dem_h5u_create_array(const struct dem_h5u_kit *kit, hid_t g,
                            size_t cols, const char *unit,
                            const char *description);
 
+/* Reads rows [start, start + n) of dataset ds (cols values a row; 0: a
+ * 1-D dataset) into buf. */
+herr_t dem_h5u_read_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,
+                         hid_t mem_type, void *buf);
+
 /* Writes rows [start, start + n) of dataset ds (cols values a row; 0: a
  * 1-D dataset) from buf. */
 herr_t dem_h5u_write_rows(hid_t ds, hsize_t start, hsize_t n, hsize_t cols,

@@ -164,23 +164,13 @@ static dem_status mend_series(struct dem_h5_writer *w, hid_t g,
                               const struct dem_h5_wall *wall, hid_t *ds, int s,
                               hsize_t rows) {
   double *data = rows ? malloc((size_t)rows * 3 * sizeof *data) : NULL;
-  hsize_t start[2] = {0, 0}, count[2] = {rows, 3};
-  hid_t fs = -1, ms = -1;
   long lost = 0;
   if (rows == 0)
     return DEM_OK;
   if (!data)
     return dem_fail(DEM_ERR_NOMEM, "%s: out of memory", w->path);
-  fs = H5Dget_space(*ds);
-  ms = H5Screate_simple(2, count, NULL);
-  if (fs >= 0 && ms >= 0 &&
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-      H5Dread(*ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, data) >= 0)
+  if (dem_h5u_read_rows(*ds, 0, rows, 3, H5T_NATIVE_DOUBLE, data) >= 0)
     lost = dem_h5u_read_lost_chunks(*ds, H5T_NATIVE_DOUBLE, rows, data);
-  if (ms >= 0)
-    H5Sclose(ms);
-  if (fs >= 0)
-    H5Sclose(fs);
   if (lost > 0) {
     H5Dclose(*ds);
     *ds = H5Ldelete(g, series[s], H5P_DEFAULT) < 0
@@ -314,8 +304,8 @@ static herr_t check_one(hid_t walls, const char *name, const H5O_info_t *info,
   struct check_walk *c = data;
   if (info->type != H5O_TYPE_DATASET)
     return 0;
-  hid_t ds = H5Dopen2(walls, name, H5P_DEFAULT), fs = -1, ms = -1;
-  hsize_t have = 0, start[2] = {0, 0}, count[2] = {c->rows, 3};
+  hid_t ds = H5Dopen2(walls, name, H5P_DEFAULT);
+  hsize_t have = 0;
   double *buf = malloc((c->rows ? c->rows : 1) * 3 * sizeof *buf);
   const char *why = NULL;
   if (ds < 0 || !buf)
@@ -326,16 +316,8 @@ static herr_t check_one(hid_t walls, const char *name, const H5O_info_t *info,
     c->own = 1,
     why = "has fewer rows than the energy series up to the last snapshot";
   else if (c->rows > 0 &&
-           ((fs = H5Dget_space(ds)) < 0 ||
-            H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) <
-                0 ||
-            (ms = H5Screate_simple(2, count, NULL)) < 0 ||
-            H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf) < 0))
+           dem_h5u_read_rows(ds, 0, c->rows, 3, H5T_NATIVE_DOUBLE, buf) < 0)
     why = "cannot be read";
-  if (ms >= 0)
-    H5Sclose(ms);
-  if (fs >= 0)
-    H5Sclose(fs);
   if (ds >= 0)
     H5Dclose(ds);
   free(buf);
