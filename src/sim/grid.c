@@ -204,11 +204,24 @@ void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
 #pragma omp barrier
 #pragma omp single
     plan_ranges(&plan, n, bins, nt);
-    size_t put[SORT_TEAM];
-    for (size_t d = 0; d < nt; d++)
-      put[d] = plan.at[t][d];
-    for (size_t i = i0; i < i1; i++)
-      scratch[put[plan.range_of[key[i] >> shift]]++] = i;
+    if (nt == 2) {
+      /* Both places in registers and no branch: through put[], each item
+       * waited for the last one's store to its range's place (82-93 us
+       * against 45-57 us for a thread's 30,000 of the 60,000-sphere gas). */
+      const size_t edge = plan.split[1] << shift; /* range 1's first key */
+      size_t p0 = plan.at[t][0], p1 = plan.at[t][1];
+      for (size_t i = i0; i < i1; i++) {
+        const size_t high = key[i] >= edge;
+        scratch[high ? p1 : p0] = i;
+        p0 += 1 - high, p1 += high;
+      }
+    } else {
+      size_t put[SORT_TEAM];
+      for (size_t d = 0; d < nt; d++)
+        put[d] = plan.at[t][d];
+      for (size_t i = i0; i < i1; i++)
+        scratch[put[plan.range_of[key[i] >> shift]]++] = i;
+    }
 #pragma omp barrier
     const size_t c0 = plan.split[t] << shift < n_keys ? plan.split[t] << shift
                                                       : n_keys,
@@ -224,12 +237,22 @@ void dem_counting_sort(size_t n, const size_t *key, size_t n_keys,
 
 void dem_grid_cells_of(const struct dem_grid *g, const double (*x)[3], size_t n,
                        size_t *cell) {
+  /* dem_grid_coords and dem_grid_index with the grid in registers: through
+   * g, each store to cell[] (size_t, as g->dims) made the loop load the
+   * grid again (60,000 spheres: 294 us against 206 us a build). */
   const long nn = (long)n;
+  const double lo[3] = {g->lo[0], g->lo[1], g->lo[2]}, inv_h = g->inv_h;
+  const long dims[3] = {(long)g->dims[0], (long)g->dims[1], (long)g->dims[2]};
+  const double top[3] = {(double)(dims[0] - 1), (double)(dims[1] - 1),
+                         (double)(dims[2] - 1)};
   DEM_PARALLEL_IF(
       nn > DEM_PARALLEL_MIN, omp parallel for schedule(static),
       for (long k = 0; k < nn; k++) {
-    size_t c[3];
-    dem_grid_coords(g, x[k], c);
-    cell[k] = dem_grid_index(g, c);
+    long c[3];
+    for (int a = 0; a < 3; a++) {
+      const double u = (x[k][a] - lo[a]) * inv_h;
+      c[a] = u > 0 ? (u < top[a] ? (long)u : dims[a] - 1) : 0;
+    }
+    cell[k] = (size_t)((c[2] * dims[1] + c[1]) * dims[0] + c[0]);
       });
 }
