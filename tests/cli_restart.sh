@@ -169,10 +169,19 @@ rm -f full.h5 part.h5 full.xmf part.xmf
 rc=$?
 expect_rc 0 "clumps: full run"
 "$DEM" run clumps.yaml -q -o part.h5 --set simulation.end_time=0.0973 --threads 2 2> err
+cp part.h5 short.h5
 "$DEM" run clumps.yaml -q --restart part.h5 --threads 1 2> err
 rc=$?
 expect_rc 0 "clumps: restart"
 same full.h5 part.h5 "clumps: 2N vs N + N"
+# The restart puts the bodies in spatial order before its first lists (a
+# packing at rest may build none again in the whole run): a few steps with
+# no build but the restart's own, sorted.
+"$DEM" run clumps.yaml --restart short.h5 --set simulation.end_time=0.0974 2> err
+rc=$?
+expect_rc 0 "clumps: short restart"
+if grep -q "builds: 1 (bodies put in spatial order at 1 of them)" err; then ok
+else bad "clumps: the restart did not sort its bodies: $(tail -1 err)"; fi
 
 # 3. Runs killed with SIGKILL at random moments once their first snapshot
 #    is on disk: the file opens with its snapshots, and a restart from it

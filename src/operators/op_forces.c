@@ -115,11 +115,8 @@ static dem_status run_neighbors(struct dem_op *op, struct dem_sim *sim) {
     return DEM_OK;
   dem_near_place_all(sim); /* the build reads every sphere */
   dem_periodic_wrap(sim);  /* bodies back into the box: only here */
-  if (dem_body_order_due(sim)) {
-    if ((st = dem_body_order_sort(sim)))
-      return st;
-    dem_body_order_release(&sim->nb); /* its grid, until the next sort */
-  }
+  if ((st = dem_body_order_if_due(sim)))
+    return st;
   return dem_neighbors_build(sim);
 }
 

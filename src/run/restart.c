@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run/run.h"
+#include "sim/body_order.h"
 #include "sim/contacts.h"
 #include "sim/fields.h"
 #include "sim/insert.h"
@@ -479,6 +480,14 @@ dem_status dem_run_restart(struct dem_run *r) {
         (f->flags & (DEM_FIELD_RESTART | DEM_FIELD_CHECK)) &&
         dem_field_width(sim, f) > 0) /* this run's law may not use it */
       st = restore_field(r, snap, &info, f);
+  /* Bodies in spatial order before the lists: they come in id order (the
+   * order random_fill made them in, spread over the whole packing), and a
+   * packing at rest may build no lists again for the whole run (the
+   * settled pile of bench/dense.py: one build in 2,000 steps, each thread
+   * reading the other's contacts all the while). No number depends on
+   * the order. */
+  if (!st)
+    st = dem_body_order_if_due(sim);
   if (!st)
     st = rebuild_lists(sim);
   if (!st)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "run/run.h"
+#include "sim/body_order.h"
 #include "sim/insert.h"
 #include "sim/neighbors.h"
 #include "sim/periodic.h"
@@ -59,7 +60,9 @@ static dem_status start(struct dem_run *r) {
   sim->t0 = sim->t;
   sim->step0 = sim->step;
   dem_periodic_wrap(sim);
-  if ((st = dem_neighbors_build(sim)) ||
+  /* Bodies in spatial order from the first lists, not from the first
+   * build of the step loop (sim/body_order.h). */
+  if ((st = dem_body_order_if_due(sim)) || (st = dem_neighbors_build(sim)) ||
       (st = dem_pipeline_initial_forces(r->pipeline, sim)))
     return st;
   dem_pipeline_start(r->pipeline, sim);

@@ -32,6 +32,14 @@ int dem_body_order_due(const struct dem_sim *sim) {
           nb->builds - nb->sorted_at >= DEM_SORT_EVERY_BUILDS);
 }
 
+dem_status dem_body_order_if_due(struct dem_sim *sim) {
+  if (!dem_body_order_due(sim))
+    return DEM_OK;
+  dem_status st = dem_body_order_sort(sim);
+  dem_body_order_release(&sim->nb); /* its grid, until the next sort */
+  return st;
+}
+
 void dem_body_order_release(struct dem_neighbors *nb) {
   struct dem_order_work *w = nb->order_work;
   if (!w)

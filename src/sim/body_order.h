@@ -23,6 +23,10 @@ int dem_body_order_due(const struct dem_sim *sim);
  * in id order), so when and whether this runs never changes a number. */
 dem_status dem_body_order_sort(struct dem_sim *sim);
 
+/* The sort, if it is due (dem_body_order_due), and its scratch freed:
+ * before a neighbour build. */
+dem_status dem_body_order_if_due(struct dem_sim *sim);
+
 /* Frees the sort's scratch. */
 void dem_body_order_release(struct dem_neighbors *nb);
 
