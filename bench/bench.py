@@ -19,7 +19,10 @@ Before each repeat a probe times pure arithmetic on 1 and 2 threads: on a
 shared VM its speedup falls well below 2 whenever the host takes a vCPU
 away, and the repeats measured then are not dem's to answer for: the
 2-thread speedup's median is given over all repeats and over those whose
-probe read above 1.9.
+probe read above 1.9. The probe also times what two threads pay to meet
+(an empty parallel region, a barrier): each of the step's regions pays
+it, and on a guest whose system calls are slow it is microseconds
+(docs/performance.md, "On the AMD EPYC Zen 5 machine").
 With --compare-sort, dem also runs with its bodies kept in input order
 (contact.sort_bodies=off), interleaved with the sorted runs. Runs are
 interleaved and repeated; the best of the repeats is reported and
@@ -140,9 +143,12 @@ def dem_bench(exe, cfg, steps, threads, work, sets=()):
 
 
 def machine_probe(exe):
-    """The host's 1-to-2-thread speedup on pure arithmetic right now."""
+    """The host's 1-to-2-thread speedup on pure arithmetic right now, and
+    what two threads pay to meet: an empty region and a barrier, in us."""
     out, _ = run_cmd([exe, "--probe"])
-    return float(out.split()[1])
+    r = dict(line.split() for line in out.splitlines())
+    return (float(r["probe_speedup"]), float(r["probe_region_us"]),
+            float(r["probe_barrier_us"]))
 
 
 def dem_run(dem, cfg, threads, work):
@@ -407,7 +413,9 @@ def main():
             lammps_data(n_rods, a.work, a.seed)
         for rep in range(a.repeats):
             if 2 in threads:
-                res.setdefault("probe", []).append(machine_probe(exe))
+                speedup, region, barrier = machine_probe(exe)
+                res.setdefault("probe", []).append(speedup)
+                res.setdefault("sync", []).append((region, barrier))
             for t in threads:
                 log("  %d spheres, %d steps, repeat %d: dem %d thread(s)"
                     % (3 * n_rods, steps, rep + 1, t))
@@ -575,6 +583,11 @@ def details(results, threads):
                 pr = r["probe"]
                 print("   machine probe (arithmetic only, before each repeat): "
                       "2T/1T %s" % " ".join("%.2f" % x for x in pr))
+                sync = r.get("sync", [])
+                print("   two threads meeting (the same probe): an empty "
+                      "region %s us, a barrier %s us" % (
+                          " ".join("%.2f" % x for x, _ in sync),
+                          " ".join("%.2f" % y for _, y in sync)))
             same = all(abs(a_["energy_end"] - b_["energy_end"]) == 0
                        for a_ in r["dem"][threads[0]] for b_ in r["dem"][threads[-1]])
             print("   final energy bitwise the same for %s threads: %s"

@@ -11,7 +11,8 @@
  * among many, where it adds to the loop's total).
  *
  *   dem_bench CONFIG STEPS THREADS OUT.h5 [path.key=value ...]
- *   dem_bench --probe     (the machine's 1-to-2-thread speedup on arithmetic)
+ *   dem_bench --probe     (the machine's 1-to-2-thread speedup on arithmetic,
+ *                          and what two threads pay to meet)
  *
  * DEM_BENCH_BROAD_PHASE=on|off in the environment forces the broad phase
  * on bodies on or off (default: automatic).
@@ -30,7 +31,44 @@
 #include "operators/pipeline.h"
 #include "run/observe.h"
 #include "setup/setup.h"
+#include "sim/body_order.h"
 #include "sim/neighbors.h"
+
+static int by_value(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* What two threads pay to meet, in us: an empty parallel region (the
+ * fork and the join each of the step's regions pays before any work) and
+ * a barrier inside one (each `omp for`'s end), the median of 9 runs of
+ * 20,000 each. libgomp's barrier makes a futex call every time, whoever
+ * waits: where the host makes system calls slow (a paravirtualised
+ * guest), that is microseconds, and the 2-thread speedup of a step of a
+ * few hundred us loses to it what the arithmetic probe cannot show. */
+static void sync_probe(void) {
+  enum { N = 20000, RUNS = 9 };
+  double fork_us[RUNS], barrier_us[RUNS];
+  omp_set_num_threads(2);
+  for (int r = 0; r < RUNS; r++) {
+    double a = omp_get_wtime();
+    for (int i = 0; i < N; i++) {
+#pragma omp parallel
+      { __asm__ volatile("" ::: "memory"); }
+    }
+    fork_us[r] = (omp_get_wtime() - a) / N * 1e6;
+    a = omp_get_wtime();
+#pragma omp parallel
+    for (int i = 0; i < N; i++) {
+#pragma omp barrier
+    }
+    barrier_us[r] = (omp_get_wtime() - a) / N * 1e6;
+  }
+  qsort(fork_us, RUNS, sizeof *fork_us, by_value);
+  qsort(barrier_us, RUNS, sizeof *barrier_us, by_value);
+  printf("probe_region_us %.3f\nprobe_barrier_us %.3f\n", fork_us[RUNS / 2],
+         barrier_us[RUNS / 2]);
+}
 
 /* The machine's own 1-to-2-thread speedup on pure arithmetic (no memory
  * traffic, no sharing): what the host lets two threads have right now.
@@ -47,6 +85,7 @@ static int probe(void) {
     sum += s;
   }
   printf("probe_speedup %.4f\nprobe_check %g\n", t[1] / t[2], sum);
+  sync_probe();
   return 0;
 }
 
@@ -55,11 +94,6 @@ static double cpu_seconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static int fail(const char *what) {
@@ -97,8 +131,10 @@ int main(int argc, char **argv) {
                                                      : DEM_BROAD_AUTO;
   double t_setup = omp_get_wtime() - t0;
   struct dem_observer obs;
-  if (dem_observer_init(&obs, &sim) || dem_neighbors_build(&sim) ||
-      dem_pipeline_initial_forces(p, &sim))
+  /* As `dem run` starts: bodies in spatial order (when due), lists,
+   * forces at t0, the scheme's half steps. */
+  if (dem_observer_init(&obs, &sim) || dem_body_order_if_due(&sim) ||
+      dem_neighbors_build(&sim) || dem_pipeline_initial_forces(p, &sim))
     return fail("start");
   dem_pipeline_start(p, &sim);
   struct dem_energy_row e0, e1;

@@ -7,9 +7,9 @@
 The dilute rods gas of bench/bench.py has about one contact per sphere;
 a granular packing at rest has several, each with friction history. This
 benchmark settles the pile of examples/pile_rods.yaml once (2,000 rods of
-three overlapping spheres poured under gravity, hertz_mindlin; about
-8 minutes on one core, kept in the work folder), then times `steps` more
-steps of the packing at rest:
+three overlapping spheres poured under gravity, hertz_mindlin; 28 s on
+one core of the Zen 5 machine of docs/performance.md, kept in the work
+folder), then times `steps` more steps of the packing at rest:
   * dem: `dem run --restart` of a copy of the settled file (the product
     itself, with its checks; the rate is the one it prints);
   * LAMMPS, when `lmp` is installed: the same spheres, radii, positions
