@@ -3,7 +3,9 @@
  * definitions (contact point, material velocities, effective mass),
  * computed here one contact at a time; and the springs of the
  * hertz_mindlin law (contact/hertz_mindlin_lanes.h) turned into the
- * tangent plane and capped, against their definitions. */
+ * tangent plane and capped, against their definitions. Built twice:
+ * test_lanes (two lanes a vector) and, where the compiler and the
+ * processor have AVX2, test_lanes_avx2 (four, as the AVX2 kernels). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -258,12 +260,32 @@ START_TEST(selects_and_splats_keep_every_bit) {
 }
 END_TEST
 
+/* The transpose turns DEM_VW rows of DEM_VW doubles into their columns,
+ * and back (the packed bodies' rows, vkin_motion). */
+START_TEST(transposes_turn_rows_into_columns) {
+  vd r[DEM_VW];
+  for (int i = 0; i < DEM_VW; i++)
+    for (int j = 0; j < DEM_VW; j++)
+      r[i][j] = 10.0 * i + j;
+  vtranspose(r);
+  for (int i = 0; i < DEM_VW; i++)
+    for (int j = 0; j < DEM_VW; j++)
+      ck_assert_msg(r[i][j] == 10.0 * j + i, "%d lanes: [%d][%d] is %g", DEM_VW,
+                    i, j, r[i][j]);
+  vtranspose(r);
+  for (int i = 0; i < DEM_VW; i++)
+    for (int j = 0; j < DEM_VW; j++)
+      ck_assert(r[i][j] == 10.0 * i + j);
+}
+END_TEST
+
 /* Histories read and written a block at a time: every lane's component
  * q in vector q, for ranges that are and are not whole blocks; a write
  * touches only its range. */
 START_TEST(history_blocks_are_each_lanes_components) {
   enum { W = 18 };
-  static const int ranges[][2] = {{1, W}, {0, W}, {0, DEM_VW}, {3, 9}};
+  static const int ranges[][2] = {{1, W}, {0, W}, {0, DEM_VW}, {3, 9},
+                                  {1, 7}, {7, W}, {2, 6}};
   double hist[DEM_LANES_VW][W], *h[DEM_LANES_VW];
   for (int e = 0; e < DEM_LANES_VW; e++)
     h[e] = hist[(e * 3 + 1) % DEM_LANES_VW]; /* not in order */
@@ -402,6 +424,7 @@ static Suite *lanes_suite(void) {
                  pair_kinematics_are_the_bodies_motion_at_the_contact_point);
   tcase_add_test(tc, wall_kinematics_are_the_sphere_motion_at_the_wall);
   tcase_add_test(tc, selects_and_splats_keep_every_bit);
+  tcase_add_test(tc, transposes_turn_rows_into_columns);
   tcase_add_test(tc, history_blocks_are_each_lanes_components);
   tcase_add_test(tc, springs_turned_into_the_plane_keep_their_length);
   tcase_add_test(tc, springs_over_their_limit_are_capped_to_it);
