@@ -3,8 +3,9 @@
  * tile holds, on one thread and on two, every body kicked, drifted and
  * turned from its own force and torque, every sphere placed, the forces
  * reset and gathered, the largest displacement and an escape found in
- * whichever tile they are, and the contact velocities predicted from the
- * force before it is reset. */
+ * whichever tile they are, the contact velocities predicted from the
+ * force before it is reset, and a motion that is not finite found where
+ * dem run asks (dem_pipeline.check_motion). */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -14,6 +15,7 @@
 #include "core/quat.h"
 #include "core/rng.h"
 #include "core/vec3.h"
+#include "sim/finite.h"
 #include "sim/near.h"
 #include "sim_fixture.h"
 
@@ -189,6 +191,96 @@ END_TEST
 START_TEST(escape_two_threads) { check_escape(2); }
 END_TEST
 
+/* Body `at` given a field that is not finite before the step (`field`:
+ * 0 position, 1 velocity, 2 angular velocity, 3 orientation, -1 none):
+ * the tiles, asked to look, find it after the last push, on `threads`
+ * threads; not asked, they say nothing. */
+static void check_nonfinite(int field, size_t at, int threads, int asked) {
+  struct fixture f;
+  char *y = gas("hertz");
+  fixture_start(&f, y, NULL);
+  free(y);
+  struct dem_bodies *b = &f.sim.b;
+  ck_assert_uint_lt(at, b->n);
+  const double bad = field == 1 ? INFINITY : NAN;
+  if (field == 0)
+    b->x[at][2] = bad;
+  else if (field == 1)
+    b->v[at][1] = bad;
+  else if (field == 2)
+    b->w[at][0] = bad;
+  else if (field == 3)
+    b->q[at][3] = bad;
+  f.pipeline->check_motion = asked;
+  b->motion_checked = b->motion_nonfinite = 7; /* the step sets both */
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  ck_assert_int_eq(dem_pipeline_step(f.pipeline, &f.sim), DEM_OK);
+  omp_set_num_threads(saved);
+  if (!asked) {
+    ck_assert_int_eq(b->motion_checked, 0);
+  } else {
+    ck_assert_int_eq(b->motion_checked, 1);
+    ck_assert_msg(b->motion_nonfinite == (field >= 0),
+                  "field %d of body %zu: found %d", field, at,
+                  b->motion_nonfinite);
+  }
+  fixture_end(&f);
+}
+
+/* The scans (sim/finite.h) find a NaN or an infinity in any component of
+ * any field of any body of a range, and nothing outside it or in finite
+ * fields: 37 bodies, not a whole number of SIMD vectors. */
+START_TEST(scans_find_each_field) {
+  enum { NB = 37 };
+  static double x[NB][3], v[NB][3], w[NB][3], q[NB][4], f[NB][3], t[NB][3];
+  struct dem_bodies b = {
+      .n = NB, .x = x, .v = v, .w = w, .q = q, .force = f, .torque = t};
+  double *field[6] = {x[0], v[0], w[0], q[0], f[0], t[0]};
+  const int width[6] = {3, 3, 3, 4, 3, 3};
+  for (int k = 0; k < 6; k++)
+    for (int i = 0; i < NB * width[k]; i++)
+      field[k][i] = 1e300 * (i % 3 - 1); /* large, finite */
+  ck_assert(!dem_bodies_motion_suspect(&b, 0, NB));
+  ck_assert(!dem_bodies_loads_suspect(&b, 0, NB));
+  for (int k = 0; k < 6; k++)
+    for (int i = 0; i < NB * width[k]; i++) {
+      const double keep = field[k][i];
+      field[k][i] = i % 2 ? NAN : -INFINITY;
+      const size_t body = (size_t)(i / width[k]);
+      const int motion = dem_bodies_motion_suspect(&b, 0, NB),
+                loads = dem_bodies_loads_suspect(&b, 0, NB);
+      ck_assert_msg(motion == (k < 4) && loads == (k >= 4),
+                    "field %d, body %zu: motion %d, loads %d", k, body, motion,
+                    loads);
+      ck_assert(!dem_bodies_motion_suspect(&b, body + 1, NB) &&
+                !dem_bodies_loads_suspect(&b, body + 1, NB));
+      ck_assert(!dem_bodies_motion_suspect(&b, 0, body) &&
+                !dem_bodies_loads_suspect(&b, 0, body));
+      field[k][i] = keep;
+    }
+}
+END_TEST
+
+START_TEST(nonfinite_one_thread) {
+  check_nonfinite(-1, 0, 1, 1);
+  check_nonfinite(0, NR / 2, 1, 1);
+  check_nonfinite(1, NR - 1, 1, 1);
+  check_nonfinite(2, 0, 1, 1);
+  check_nonfinite(3, NR - 1, 1, 1);
+  check_nonfinite(1, NR - 1, 1, 0);
+}
+END_TEST
+
+START_TEST(nonfinite_two_threads) {
+  check_nonfinite(-1, 0, 2, 1);
+  check_nonfinite(0, NR - 1, 2, 1);
+  check_nonfinite(1, 0, 2, 1);
+  check_nonfinite(2, NR / 2, 2, 1);
+  check_nonfinite(3, NR - 1, 2, 1);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("tiles");
   TCase *tc = tcase_create("core");
@@ -199,6 +291,9 @@ int main(void) {
   tcase_add_test(tc, step_mindlin_two_threads);
   tcase_add_test(tc, escape_one_thread);
   tcase_add_test(tc, escape_two_threads);
+  tcase_add_test(tc, scans_find_each_field);
+  tcase_add_test(tc, nonfinite_one_thread);
+  tcase_add_test(tc, nonfinite_two_threads);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

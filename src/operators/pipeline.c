@@ -13,6 +13,7 @@
 #include "core/vec3.h"
 #include "operators/rot_bodies.h"
 #include "operators/schemes_data.h"
+#include "sim/finite.h"
 
 static const char *scheme_name(const void *ctx, size_t i) {
   return dem_embedded_schemes[i].name;
@@ -144,12 +145,14 @@ static dem_status build_from_list(struct dem_pipeline *p,
     return st;
   /* Positions in the final list (loads may have shifted operators). */
   p->rotation = NULL;
-  p->last_move = 0;
+  p->last_move = p->last_push = 0;
   for (size_t i = 0; i < p->n_ops; i++) {
     if (p->ops[i].rot && !p->rotation)
       p->rotation = &p->ops[i];
     if (op_moves(&p->ops[i]))
       p->last_move = i + 1;
+    if (p->ops[i].type->flags & DEM_OP_PUSH)
+      p->last_push = i + 1;
     if (p->ops[i].type->flags & DEM_OP_RESET)
       p->ops[i].weigh = gather_follows(p, i);
   }
@@ -342,10 +345,11 @@ static size_t tile_start(size_t n, long t, long tiles) {
 
 /* Tiles [t0, t1) of `tiles` through the operators [i, j) (see
  * run_tiles), their sums added to *sums; with `clock`, the time in each
- * operator added to its seconds. */
+ * operator added to its seconds; with `check`, each tile's bodies then
+ * looked at for a motion that is not finite. */
 static void run_tile_range(struct dem_pipeline *p, struct dem_sim *sim,
                            size_t i, size_t j, size_t predict_at, long tiles,
-                           size_t t0, size_t t1, int clock,
+                           size_t t0, size_t t1, int clock, int check,
                            struct dem_tile_sums *sums) {
   const size_t n = sim->b.n;
   for (size_t t = t0; t < t1; t++) {
@@ -360,6 +364,8 @@ static void run_tile_range(struct dem_pipeline *p, struct dem_sim *sim,
       if (clock)
         op->seconds += omp_get_wtime() - start;
     }
+    if (check)
+      sums->nonfinite |= dem_bodies_motion_suspect(&sim->b, b0, b1);
   }
 }
 
@@ -371,37 +377,48 @@ static void run_tile_range(struct dem_pipeline *p, struct dem_sim *sim,
  * in each tile just before operator `predict_at` (j: not). In parallel
  * when the bodies (and the spheres, if the operators place them) are
  * many; with timing, thread 0's time in each operator is counted as the
- * operator's. */
+ * operator's. Where the last PUSH operator is among them and the run asks
+ * (check_motion), each tile's bodies are looked at after them, if they
+ * are more than one tile holds (fewer stay in cache until the run's own
+ * check, which then costs less than a look in each tile: 5 % of the
+ * chess box's 32 bodies' run). */
 static void run_tiles(struct dem_pipeline *p, struct dem_sim *sim, size_t i,
                       size_t j, size_t predict_at) {
   const size_t n = sim->b.n;
+  const int check = p->check_motion && n > TILE_BODIES && p->last_push > i &&
+                    p->last_push <= j;
   size_t work = n;
   for (size_t k = i; k < j; k++)
     if (p->ops[k].type->flags & DEM_OP_SPHERES)
       work += sim->s.n;
   long tiles = (long)((n + TILE_BODIES - 1) / TILE_BODIES);
-  struct dem_tile_sums all = {0.0, 0};
+  struct dem_tile_sums all = {0.0, 0, 0};
   if (work <= DEM_PARALLEL_MIN || omp_get_max_threads() == 1) {
     run_tile_range(p, sim, i, j, predict_at, tiles, 0, (size_t)tiles, p->timing,
-                   &all);
+                   check, &all);
   } else {
     const long threads = omp_get_max_threads();
     tiles = (tiles + threads - 1) / threads * threads; /* as many on each */
     double moved2 = 0.0;
-    int escaped = 0;
+    int escaped = 0, nonfinite = 0;
     struct dem_shares shares;
     dem_shares_init(&shares, (size_t)tiles, (int)threads);
-#pragma omp parallel reduction(max : moved2) reduction(| : escaped)
+#pragma omp parallel reduction(max : moved2) reduction(| : escaped, nonfinite)
     {
-      struct dem_tile_sums sums = {0.0, 0};
+      struct dem_tile_sums sums = {0.0, 0, 0};
       const int me = omp_get_thread_num();
       for (long t; (t = dem_shares_next(&shares, me)) >= 0;)
         run_tile_range(p, sim, i, j, predict_at, tiles, (size_t)t,
-                       (size_t)t + 1, p->timing && me == 0, &sums);
+                       (size_t)t + 1, p->timing && me == 0, check, &sums);
       moved2 = sums.moved2 > moved2 ? sums.moved2 : moved2;
       escaped |= sums.escaped;
+      nonfinite |= sums.nonfinite;
     }
-    all = (struct dem_tile_sums){moved2, escaped};
+    all = (struct dem_tile_sums){moved2, escaped, nonfinite};
+  }
+  if (check) {
+    sim->b.motion_checked = 1;
+    sim->b.motion_nonfinite = all.nonfinite;
   }
   for (size_t k = i; k < j; k++) {
     struct dem_op *op = &p->ops[k];
@@ -489,6 +506,7 @@ void dem_pipeline_start(struct dem_pipeline *p, struct dem_sim *sim) {
 dem_status dem_pipeline_step(struct dem_pipeline *p, struct dem_sim *sim) {
   dem_status st;
   sim->t_eval = sim->t;
+  sim->b.motion_checked = 0;
   int predicted = !p->predict_velocities;
   for (size_t i = 0, next; i < p->n_ops; i = next)
     if ((st = run_from(p, sim, i, &next, &predicted)))

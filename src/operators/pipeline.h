@@ -32,6 +32,7 @@ struct dem_pipeline;
 struct dem_tile_sums {
   double moved2;
   int escaped;
+  int nonfinite; /* with dem_pipeline.check_motion: see there */
 };
 
 /* One entry of the operator table. */
@@ -83,6 +84,12 @@ struct dem_pipeline {
   size_t n_ops;
   int half_step;    /* v (and w) lag dt/2 at step boundaries */
   size_t last_move; /* index of the last MOVES operator + 1 (0: none) */
+  size_t last_push; /* index of the last PUSH operator + 1 (0: none) */
+  /* Whether the tiles of the last PUSH operator (the last to change the
+   * bodies' x, v, w or q in a step) look at those fields after it, while
+   * they are in cache, for dem run's check after each step
+   * (dem_bodies.motion_checked). */
+  int check_motion;
   const struct dem_op *rotation; /* the push_rotation used for sync */
   /* The loads that prescribed_load operators registered (push_rotation
    * evaluates them inside the step for integrators like rk4). */

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "contact/model.h"
-#include "core/isa.h"
 #include "run/run.h"
 #include "sim/agree.h"
+#include "sim/finite.h"
 #include "sim/insert.h"
 #include "sim/mesh_walls.h"
 #include "sim/near.h"
@@ -196,59 +196,33 @@ static long find_tunnelled(const struct dem_sim *sim, int *wall) {
   return -1;
 }
 
-/* Whether a field of bodies [i0, i1) is not finite, in *bad: x * 0 is
- * NaN exactly when x is not finite, and a sum of zeros and NaNs is NaN in
- * any order, so the sums may be reassociated into SIMD lanes, and the
- * five fields of three components summed in one pass. */
-static DEM_ALWAYS_INLINE void suspect_lanes(const struct dem_bodies *b, long i0,
-                                            long i1, int *bad) {
-  const long n3 = 3 * (i1 - i0), n4 = 4 * (i1 - i0);
-  const double *restrict x = b->x[i0], *restrict v = b->v[i0],
-                         *restrict w = b->w[i0], *restrict f = b->force[i0],
-                         *restrict t = b->torque[i0], *restrict q = b->q[i0];
-  double z = 0.0;
-#pragma omp simd reduction(+ : z)
-  for (long i = 0; i < n3; i++)
-    z += x[i] * 0.0 + v[i] * 0.0 + w[i] * 0.0 + f[i] * 0.0 + t[i] * 0.0;
-#pragma omp simd reduction(+ : z)
-  for (long i = 0; i < n4; i++)
-    z += q[i] * 0.0;
-  *bad = z != 0.0;
-}
-
-DEM_ISA_DISPATCH_STATIC(suspect_scan,
-                        (const struct dem_bodies *b, long i0, long i1,
-                         int *bad),
-                        suspect_lanes, (b, i0, i1, bad))
-
-/* Bodies [i0, i1): one of them has a field that is not finite. */
-static int bodies_suspect(const struct dem_bodies *b, long i0, long i1) {
-  int bad = 0;
-  if (i1 > i0)
-    suspect_scan(b, i0, i1, &bad);
-  return bad;
-}
-
 /* A parallel scan that only says whether something is wrong (each
  * thread its slice of the bodies, in SIMD lanes); the serial scans below
- * then name the culprit deterministically. */
+ * then name the culprit deterministically. Where the step's tiles looked
+ * at the bodies' motion (dem_bodies.motion_checked), only the forces and
+ * torques are read here: the whole scan was 8-10 % of a 60,000-sphere
+ * `dem run` (docs/performance.md, "The state check in the tiles"). */
 static int state_suspect(const struct dem_sim *sim) {
   const struct dem_bodies *b = &sim->b;
   const struct dem_spheres *s = &sim->s;
   const struct dem_walls *w = &sim->walls;
   long nb = (long)b->n, ns = (long)s->n;
-  int bad = 0;
+  const int motion_known = b->motion_checked;
+  int bad = motion_known && b->motion_nonfinite;
   /* A scan on one thread took 10 us a step of the settled pile's 2,000
    * bodies, then left every body's rows in that thread's core for the
    * other to fetch at the next step's tiles. */
-  DEM_PARALLEL_IF(nb > DEM_PARALLEL_MIN_BODIES,
-                  omp parallel reduction(|
-                                         : bad),
-                  {
-                    size_t i0, i1;
-                    dem_thread_slice((size_t)nb, &i0, &i1);
-                    bad |= bodies_suspect(b, (long)i0, (long)i1);
-                  });
+  if (!bad)
+    DEM_PARALLEL_IF(nb > DEM_PARALLEL_MIN_BODIES,
+                    omp parallel reduction(|
+                                           : bad),
+                    {
+                      size_t i0, i1;
+                      dem_thread_slice((size_t)nb, &i0, &i1);
+                      bad |= dem_bodies_loads_suspect(b, i0, i1) ||
+                             (!motion_known &&
+                              dem_bodies_motion_suspect(b, i0, i1));
+                    });
   if (bad || !w->enabled)
     return bad;
   if (s->escape_known) /* update_spheres looked as it placed them */
@@ -327,6 +301,7 @@ dem_status dem_run_integrate(struct dem_run *r, int restarted) {
   long check_every = 1, next_check = sim->step + 1;
   dem_status st;
   r->first_step = sim->step;
+  r->pipeline->check_motion = 1; /* half of check_state, in the tiles */
   if (!restarted && sim->insert && (st = insert_due(r)))
     return st;
   if ((st = check_state(r)))

@@ -92,6 +92,11 @@ struct dem_bodies {
    * (the same bits as adding them to +0: no sum is -0), leaves the others
    * as they are, and clears it. */
   int weighed;
+  /* Set by a step whose tiles looked at every body's x, v, w and q after
+   * the last operator that changes them (dem_pipeline.check_motion), as
+   * they were in cache: whether one was not finite. Cleared as each step
+   * starts. */
+  int motion_checked, motion_nonfinite;
 };
 
 /* Spheres, structure of arrays, in body order (each body's members
