@@ -399,22 +399,30 @@ static void run_tiles(struct dem_pipeline *p, struct dem_sim *sim, size_t i,
   } else {
     const long threads = omp_get_max_threads();
     tiles = (tiles + threads - 1) / threads * threads; /* as many on each */
-    double moved2 = 0.0;
-    int escaped = 0, nonfinite = 0;
     struct dem_shares shares;
     dem_shares_init(&shares, (size_t)tiles, (int)threads);
-#pragma omp parallel reduction(max : moved2) reduction(| : escaped, nonfinite)
+    /* Each thread's sums in a slot of its own, taken together after the
+     * region: reduction clauses on more than one variable made GCC take
+     * libgomp's one lock (GOMP_atomic_start) in each thread at the end
+     * of the region, every step. */
+    struct dem_tile_sums part[threads]; /* zero: a team may be smaller */
+    for (long t = 0; t < threads; t++)
+      part[t] = (struct dem_tile_sums){0.0, 0, 0};
+#pragma omp parallel
     {
       struct dem_tile_sums sums = {0.0, 0, 0};
       const int me = omp_get_thread_num();
       for (long t; (t = dem_shares_next(&shares, me)) >= 0;)
         run_tile_range(p, sim, i, j, predict_at, tiles, (size_t)t,
                        (size_t)t + 1, p->timing && me == 0, check, &sums);
-      moved2 = sums.moved2 > moved2 ? sums.moved2 : moved2;
-      escaped |= sums.escaped;
-      nonfinite |= sums.nonfinite;
+      part[me] = sums;
     }
-    all = (struct dem_tile_sums){moved2, escaped, nonfinite};
+    for (long t = 0; t < threads; t++) {
+      const struct dem_tile_sums *u = &part[t];
+      all.moved2 = u->moved2 > all.moved2 ? u->moved2 : all.moved2;
+      all.escaped |= u->escaped;
+      all.nonfinite |= u->nonfinite;
+    }
   }
   if (check) {
     sim->b.motion_checked = 1;
