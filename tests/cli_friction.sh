@@ -87,6 +87,15 @@ for isa in base avx2; do
   expect_rc 0 "DEM_ISA=$isa"
   same t1.h5 $isa.h5 "the $isa kernels vs the best this processor runs"
 done
+# Whether the contact loops ask for lines ahead depends on the size of
+# the processor's second-level cache (DEM_L2_BYTES sets it): asking for
+# every line and for none give the same bits.
+for l2 in 1 1000000000000; do
+  DEM_L2_BYTES=$l2 "$DEM" run pile.yaml -q -o l2_$l2.h5 --force --threads 2 2> err
+  rc=$?
+  expect_rc 0 "DEM_L2_BYTES=$l2"
+  same t1.h5 l2_$l2.h5 "the contact loops with a cache of $l2 bytes"
+done
 
 # dem check prints the pair table: the pair given and the mixed ones.
 "$DEM" check pile.yaml 2> err
