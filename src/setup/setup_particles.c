@@ -1,5 +1,7 @@
 /* The particles section: explicit bodies and seeded random non-overlapping
  * fills. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,20 @@
 #include "setup/setup.h"
 #include "sim/insert.h"
 
+/* A placed body as the overlap search reads it: its centre and its
+ * bounding radius (rounded up to a float: the bounding test only decides
+ * which pairs of bodies the sphere test looks at, so a larger radius
+ * changes no answer), and the next body of its cell's chain (-1: none).
+ * One 32-byte record, where the search read the centre, the shape, the
+ * scale, the shape's radius and the next link from five arrays: with a
+ * million spheres each is a miss (docs/performance.md, "Faster random
+ * fills"). */
+struct placed {
+  double x[3];
+  float r;
+  int32_t next;
+};
+
 /* Bodies placed so far, hashed by their bounding spheres' cells. */
 struct placement {
   struct dem_sim *sim;
@@ -16,61 +32,134 @@ struct placement {
   size_t placed;
   double h; /* cell size: twice the largest bounding radius */
   size_t mask;
-  long *head, *next;
+  int32_t *head;
+  struct placed *body; /* by body index; only placed bodies are set */
 };
 
-static size_t cell_hash(const struct placement *p, const double x[3],
+/* The cell of point x, its coordinates clamped so that absurd boxes
+ * (1e37 m) stay defined behaviour. */
+static void cell_of(const struct placement *p, const double x[3], long c[3]) {
+  for (int k = 0; k < 3; k++) {
+    double f = floor(x[k] / p->h);
+    c[k] = f > -1e15 && f < 1e15 ? (long)f : f > 0 ? (long)1e15 : 0;
+  }
+}
+
+static size_t cell_hash(const struct placement *p, const long c[3],
                         const long offset[3]) {
   uint64_t h = 1469598103934665603ULL;
-  for (int k = 0; k < 3; k++) {
-    /* Clamped so that absurd boxes (1e37 m) stay defined behaviour. */
-    double f = floor(x[k] / p->h);
-    long c = (f > -1e15 && f < 1e15 ? (long)f
-              : f > 0               ? (long)1e15
-                                    : 0) +
-             offset[k];
-    h = (h ^ (uint64_t)c) * 1099511628211ULL;
-  }
+  for (int k = 0; k < 3; k++)
+    h = (h ^ (uint64_t)(c[k] + offset[k])) * 1099511628211ULL;
   return (size_t)(h ^ (h >> 29)) & p->mask;
 }
 
-/* The body (index) that body `b` overlaps among those placed, or -1.
- * Spheres of both bodies must be at their positions. */
-static long find_overlap(const struct placement *p, size_t b) {
-  const struct dem_sim *sim = p->sim;
+/* Body b's bounding radius, up to the next float. */
+static float bounding_radius(const struct dem_sim *sim, size_t b) {
+  const double r =
+      sim->shapes[sim->b.shape[b]].props.bounding_radius * sim->b.scale[b];
+  const float f = (float)r;
+  return (double)f >= r ? f : nextafterf(f, INFINITY);
+}
+
+/* Whether a sphere of body b overlaps one of body o. */
+static int spheres_overlap(const struct dem_sim *sim, size_t b, size_t o) {
   const struct dem_bodies *bs = &sim->b;
   const struct dem_spheres *s = &sim->s;
-  double rb = sim->shapes[bs->shape[b]].props.bounding_radius * bs->scale[b];
+  for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1]; i++)
+    for (size_t j = bs->first_member[o]; j < bs->first_member[o + 1]; j++) {
+      double e[3], r = s->radius[i] + s->radius[j];
+      v3_sub(e, s->x[i], s->x[j]);
+      if (v3_dot(e, e) < r * r * (1.0 - 1e-12))
+        return 1;
+    }
+  return 0;
+}
+
+/* The first body of each of the 27 cells around body b's (z, y, x
+ * order; -1: empty), each asked for, so that their lines come together. */
+static void cell_chains(const struct placement *p, size_t b,
+                        int32_t first[27]) {
+  long c[3];
+  cell_of(p, p->sim->b.x[b], c);
+  int n = 0;
   for (long dz = -1; dz <= 1; dz++)
     for (long dy = -1; dy <= 1; dy++)
       for (long dx = -1; dx <= 1; dx++) {
-        long off[3] = {dx, dy, dz};
-        for (long o = p->head[cell_hash(p, bs->x[b], off)]; o >= 0;
-             o = p->next[o]) {
-          double d[3];
-          v3_sub(d, bs->x[b], bs->x[o]);
-          double ro =
-              sim->shapes[bs->shape[o]].props.bounding_radius * bs->scale[o];
-          if (v3_dot(d, d) >= (rb + ro) * (rb + ro))
-            continue;
-          for (size_t i = bs->first_member[b]; i < bs->first_member[b + 1]; i++)
-            for (size_t j = bs->first_member[o]; j < bs->first_member[o + 1];
-                 j++) {
-              double e[3], r = s->radius[i] + s->radius[j];
-              v3_sub(e, s->x[i], s->x[j]);
-              if (v3_dot(e, e) < r * r * (1.0 - 1e-12))
-                return o;
-            }
-        }
+        const long off[3] = {dx, dy, dz};
+        first[n] = p->head[cell_hash(p, c, off)];
+        if (first[n] >= 0)
+          __builtin_prefetch(&p->body[first[n]]);
+        n++;
       }
+}
+
+/* Whether placed body o overlaps body b (bounding radius rb): bounding
+ * spheres first, then the spheres. */
+static int body_overlaps(const struct placement *p, size_t b, double rb,
+                         int32_t o) {
+  const struct placed *q = &p->body[o];
+  double d[3];
+  v3_sub(d, p->sim->b.x[b], q->x);
+  const double reach = rb + (double)q->r;
+  return v3_dot(d, d) < reach * reach && spheres_overlap(p->sim, b, (size_t)o);
+}
+
+/* The body (index) that body `b` overlaps among those placed, or -1: the
+ * first found, cells in z, y, x order and each cell's bodies from the
+ * last placed (the error of an explicit body names it). Spheres of both
+ * bodies must be at their positions. */
+static long find_overlap(const struct placement *p, size_t b) {
+  const double rb = bounding_radius(p->sim, b);
+  int32_t first[27];
+  cell_chains(p, b, first);
+  for (int k = 0; k < 27; k++)
+    for (int32_t o = first[k]; o >= 0; o = p->body[o].next)
+      if (body_overlaps(p, b, rb, o))
+        return o;
   return -1;
+}
+
+/* Whether body b overlaps any placed body: find_overlap's answer, with
+ * the 27 chains walked side by side, one body of each in turn, each next
+ * one asked for as its chain is reached, so that many misses are in
+ * flight where one chain's walk waited for each in turn (a random fill
+ * of a million spheres spent most of its setup there, about 8 tries a
+ * body). */
+static int overlaps_any(const struct placement *p, size_t b) {
+  const double rb = bounding_radius(p->sim, b);
+  int32_t at[27];
+  cell_chains(p, b, at);
+  int n = 0;
+  for (int k = 0; k < 27; k++)
+    if (at[k] >= 0)
+      at[n++] = at[k];
+  while (n > 0) {
+    int left = 0;
+    for (int k = 0; k < n; k++) {
+      const int32_t o = at[k];
+      if (body_overlaps(p, b, rb, o))
+        return 1;
+      const int32_t next = p->body[o].next;
+      if (next >= 0) {
+        __builtin_prefetch(&p->body[next]);
+        at[left++] = next;
+      }
+    }
+    n = left;
+  }
+  return 0;
 }
 
 static void insert(struct placement *p, size_t b) {
   static const long zero[3] = {0, 0, 0};
-  size_t c = cell_hash(p, p->sim->b.x[b], zero);
-  p->next[b] = p->head[c];
-  p->head[c] = (long)b;
+  long c[3];
+  cell_of(p, p->sim->b.x[b], c);
+  const size_t h = cell_hash(p, c, zero);
+  struct placed *q = &p->body[b];
+  v3_copy(q->x, p->sim->b.x[b]);
+  q->r = bounding_radius(p->sim, b);
+  q->next = p->head[h];
+  p->head[h] = (int32_t)b;
   p->placed++;
 }
 
@@ -329,7 +418,7 @@ static dem_status fill(struct placement *p, size_t first, long count,
         x[k] = lo[k] + (hi[k] - lo[k]) * dem_rng_uniform(rng);
       dem_rng_quaternion(rng, q);
       dem_body_pose(sim, b, shape, s, x, q);
-      if (find_overlap(p, b) < 0 && outside_box(sim, b, 0) < 0)
+      if (!overlaps_any(p, b) && outside_box(sim, b, 0) < 0)
         break;
       if (++tries >= attempts_max)
         return dem_cfg_error(def,
@@ -485,11 +574,14 @@ static dem_status place_all(const struct dem_node *list,
   while (buckets < 2 * n_bodies)
     buckets <<= 1;
   p.mask = buckets - 1;
+  if (n_bodies > INT32_MAX)
+    return dem_fail(DEM_ERR_NOMEM, "%zu bodies: more than this build places",
+                    n_bodies);
   p.head = malloc(buckets * sizeof *p.head);
-  p.next = malloc(n_bodies * sizeof *p.next);
-  if (!p.head || !p.next) {
+  p.body = malloc((n_bodies ? n_bodies : 1) * sizeof *p.body);
+  if (!p.head || !p.body) {
     free(p.head);
-    free(p.next);
+    free(p.body);
     return dem_fail(DEM_ERR_NOMEM, "out of memory placing bodies");
   }
   for (size_t k = 0; k < buckets; k++)
@@ -518,6 +610,6 @@ static dem_status place_all(const struct dem_node *list,
     b += (size_t)entries[i].count;
   }
   free(p.head);
-  free(p.next);
+  free(p.body);
   return st;
 }
