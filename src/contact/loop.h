@@ -379,7 +379,7 @@ dem_prefetch_centres(const struct dem_sim *sim,
  * which the pairs read scattered while the step's other arrays share
  * that cache, hence a fifth of it). Asking costs instructions (the entry
  * that says where, the requests); data in that cache comes soon enough
- * unasked. With a 2 MiB cache, the gas's pair loop was 10-12 % faster
+ * unasked. With a 2 MiB cache, the gas's contact loops were 10-12 % faster
  * without asking at 10,000 spheres (240 kB of positions), 3-7 % at
  * 13,000-17,000 (320-400 kB), and 4-19 % slower from 20,000 (480 kB) on;
  * the settled pile's (6,000 spheres, 1.4 MB of histories) about 2 %
