@@ -395,7 +395,7 @@ dem_ask_of(const struct dem_sim *sim, const struct dem_contact_list *c,
   const size_t l2 = dem_cache_l2_bytes();
   const size_t history = c->n * (size_t)c->state_width * sizeof(double);
   return (struct dem_ask){
-      .history = c->state_width > 0 && history > l2,
+      .history = history > l2, /* none without a history: 0 bytes */
       .centres = !walls && sim->s.n * sizeof sim->s.x[0] > l2 / 5,
   };
 }
