@@ -79,8 +79,8 @@ expect_rc 0 "unsorted"
 same t1.h5 unsorted.h5 "sorted vs unsorted"
 # The kernels of every instruction set this processor runs give the same
 # bits (chosen at run time; DEM_ISA caps the choice): the contact law's
-# lanes for any x86-64 (two a vector) and for AVX2 (four); the body and
-# sphere kernels for any x86-64, AVX2 and AVX-512.
+# lanes for any x86-64 (two a vector), for AVX2 and for AVX-512 (four);
+# the body and sphere kernels for any x86-64, AVX2 and AVX-512.
 for isa in base avx2; do
   DEM_ISA=$isa "$DEM" run pile.yaml -q -o $isa.h5 --force --threads 1 2> err
   rc=$?

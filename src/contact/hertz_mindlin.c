@@ -84,28 +84,55 @@ void dem_hm_release(const void *params, const struct dem_pair *g,
 }
 
 /* The force law is hertz_mindlin_lanes.h's, on several contacts at once,
- * compiled for AVX2 too: the variant core/isa.h chooses for this processor
- * (DEM_ISA=base caps it, as it does the body kernels). */
-static int avx2(void) {
-#ifdef DEM_HAVE_AVX2
-  return dem_isa_best() >= DEM_ISA_AVX2;
-#else
-  return 0;
+ * compiled for AVX2 and AVX-512 too: the variant core/isa.h chooses for
+ * this processor (DEM_ISA caps it, as it does the body kernels), among
+ * those this build compiled. */
+static enum dem_isa variant(void) {
+  const enum dem_isa best = dem_isa_best();
+#ifdef DEM_HAVE_AVX512
+  if (best >= DEM_ISA_AVX512)
+    return DEM_ISA_AVX512;
 #endif
+#ifdef DEM_HAVE_AVX2
+  if (best >= DEM_ISA_AVX2)
+    return DEM_ISA_AVX2;
+#endif
+  (void)best;
+  return DEM_ISA_BASE;
 }
 
 static void pairs(struct dem_sim *sim, double dt) {
-  if (avx2())
+  switch (variant()) {
+#ifdef DEM_HAVE_AVX512
+  case DEM_ISA_AVX512:
+    dem_hm_pairs_avx512(sim, dt);
+    break;
+#endif
+#ifdef DEM_HAVE_AVX2
+  case DEM_ISA_AVX2:
     dem_hm_pairs_avx2(sim, dt);
-  else
+    break;
+#endif
+  default:
     dem_hm_pairs(sim, dt);
+  }
 }
 
 static void walls(struct dem_sim *sim, double dt) {
-  if (avx2())
+  switch (variant()) {
+#ifdef DEM_HAVE_AVX512
+  case DEM_ISA_AVX512:
+    dem_hm_walls_avx512(sim, dt);
+    break;
+#endif
+#ifdef DEM_HAVE_AVX2
+  case DEM_ISA_AVX2:
     dem_hm_walls_avx2(sim, dt);
-  else
+    break;
+#endif
+  default:
     dem_hm_walls(sim, dt);
+  }
 }
 
 /* Hertz's normal energy and what the two springs hold. */

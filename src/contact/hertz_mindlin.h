@@ -41,10 +41,13 @@ void dem_hm_release(const void *params, const struct dem_pair *g,
                     const double *h, double work[DEM_N_DISSIPATION]);
 
 /* The model's `pairs` and `walls` (hertz_mindlin_lanes.h), and with
- * DEM_HAVE_AVX2 the same for processors with AVX2. */
+ * DEM_HAVE_AVX2 and DEM_HAVE_AVX512 the same for processors with AVX2 and
+ * with AVX-512. */
 void dem_hm_pairs(struct dem_sim *sim, double dt);
 void dem_hm_walls(struct dem_sim *sim, double dt);
 void dem_hm_pairs_avx2(struct dem_sim *sim, double dt);
 void dem_hm_walls_avx2(struct dem_sim *sim, double dt);
+void dem_hm_pairs_avx512(struct dem_sim *sim, double dt);
+void dem_hm_walls_avx512(struct dem_sim *sim, double dt);
 
 #endif

@@ -15,7 +15,8 @@ enum dem_isa { DEM_ISA_BASE, DEM_ISA_AVX2, DEM_ISA_AVX512, DEM_ISA_COUNT };
 enum dem_isa dem_isa_best(void);
 void dem_isa_limit(enum dem_isa cap);
 
-/* Whether the CPU runs the variant (base always). */
+/* Whether the CPU runs the variant (base always; avx512: AVX-512 F and
+ * VL, as every AVX-512 processor but the Xeon Phi has). */
 int dem_isa_supported(enum dem_isa isa);
 
 /* "base", "avx2", "avx512". */
