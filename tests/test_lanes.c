@@ -3,9 +3,10 @@
  * definitions (contact point, material velocities, effective mass),
  * computed here one contact at a time; and the springs of the
  * hertz_mindlin law (contact/hertz_mindlin_lanes.h) turned into the
- * tangent plane and capped, against their definitions. Built twice:
- * test_lanes (two lanes a vector) and, where the compiler and the
- * processor have AVX2, test_lanes_avx2 (four, as the AVX2 kernels). */
+ * tangent plane and capped, against their definitions. Built three
+ * times: test_lanes (two lanes a vector) and, where the compiler and the
+ * processor have them, test_lanes_avx2 and test_lanes_avx512 (four, as
+ * the AVX2 and AVX-512 kernels are compiled). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>

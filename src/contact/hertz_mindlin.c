@@ -84,56 +84,31 @@ void dem_hm_release(const void *params, const struct dem_pair *g,
 }
 
 /* The force law is hertz_mindlin_lanes.h's, on several contacts at once,
- * compiled for AVX2 and AVX-512 too: the variant core/isa.h chooses for
- * this processor (DEM_ISA caps it, as it does the body kernels), among
- * those this build compiled. */
-static enum dem_isa variant(void) {
+ * compiled for AVX2 and AVX-512 too: the loops of the variant core/isa.h
+ * chooses for this processor (DEM_ISA caps it, as it does the body
+ * kernels), among those this build compiled. */
+struct hm_loops {
+  void (*pairs)(struct dem_sim *sim, double dt);
+  void (*walls)(struct dem_sim *sim, double dt);
+};
+
+static struct hm_loops loops(void) {
   const enum dem_isa best = dem_isa_best();
 #ifdef DEM_HAVE_AVX512
   if (best >= DEM_ISA_AVX512)
-    return DEM_ISA_AVX512;
+    return (struct hm_loops){dem_hm_pairs_avx512, dem_hm_walls_avx512};
 #endif
 #ifdef DEM_HAVE_AVX2
   if (best >= DEM_ISA_AVX2)
-    return DEM_ISA_AVX2;
+    return (struct hm_loops){dem_hm_pairs_avx2, dem_hm_walls_avx2};
 #endif
   (void)best;
-  return DEM_ISA_BASE;
+  return (struct hm_loops){dem_hm_pairs, dem_hm_walls};
 }
 
-static void pairs(struct dem_sim *sim, double dt) {
-  switch (variant()) {
-#ifdef DEM_HAVE_AVX512
-  case DEM_ISA_AVX512:
-    dem_hm_pairs_avx512(sim, dt);
-    break;
-#endif
-#ifdef DEM_HAVE_AVX2
-  case DEM_ISA_AVX2:
-    dem_hm_pairs_avx2(sim, dt);
-    break;
-#endif
-  default:
-    dem_hm_pairs(sim, dt);
-  }
-}
+static void pairs(struct dem_sim *sim, double dt) { loops().pairs(sim, dt); }
 
-static void walls(struct dem_sim *sim, double dt) {
-  switch (variant()) {
-#ifdef DEM_HAVE_AVX512
-  case DEM_ISA_AVX512:
-    dem_hm_walls_avx512(sim, dt);
-    break;
-#endif
-#ifdef DEM_HAVE_AVX2
-  case DEM_ISA_AVX2:
-    dem_hm_walls_avx2(sim, dt);
-    break;
-#endif
-  default:
-    dem_hm_walls(sim, dt);
-  }
-}
+static void walls(struct dem_sim *sim, double dt) { loops().walls(sim, dt); }
 
 /* Hertz's normal energy and what the two springs hold. */
 static double energy(const void *params, const struct dem_pair *g,
