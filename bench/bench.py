@@ -22,7 +22,10 @@ away, and the repeats measured then are not dem's to answer for: the
 probe read above 1.9. The probe also times what two threads pay to meet
 (an empty parallel region, a barrier): each of the step's regions pays
 it, and on a guest whose system calls are slow it is microseconds
-(docs/performance.md, "On the AMD EPYC Zen 5 machine").
+(docs/performance.md, "On the AMD EPYC Zen 5 machine"); and how long a
+cache line one thread wrote takes to reach the other (two threads hand
+a counter back and forth): each line the threads of a step share pays
+it (docs/performance.md, "On an AMD EPYC Zen 3").
 With --compare-sort, dem also runs with its bodies kept in input order
 (contact.sort_bodies=off), interleaved with the sorted runs. Runs are
 interleaved and repeated; the best of the repeats is reported and
@@ -143,12 +146,13 @@ def dem_bench(exe, cfg, steps, threads, work, sets=()):
 
 
 def machine_probe(exe):
-    """The host's 1-to-2-thread speedup on pure arithmetic right now, and
-    what two threads pay to meet: an empty region and a barrier, in us."""
+    """The host's 1-to-2-thread speedup on pure arithmetic right now; what
+    two threads pay to meet, an empty region and a barrier, in us; and
+    how long a line one of them wrote takes to reach the other, in ns."""
     out, _ = run_cmd([exe, "--probe"])
     r = dict(line.split() for line in out.splitlines())
     return (float(r["probe_speedup"]), float(r["probe_region_us"]),
-            float(r["probe_barrier_us"]))
+            float(r["probe_barrier_us"]), float(r["probe_line_ns"]))
 
 
 def dem_run(dem, cfg, threads, work):
@@ -413,9 +417,9 @@ def main():
             lammps_data(n_rods, a.work, a.seed)
         for rep in range(a.repeats):
             if 2 in threads:
-                speedup, region, barrier = machine_probe(exe)
+                speedup, region, barrier, line = machine_probe(exe)
                 res.setdefault("probe", []).append(speedup)
-                res.setdefault("sync", []).append((region, barrier))
+                res.setdefault("sync", []).append((region, barrier, line))
             for t in threads:
                 log("  %d spheres, %d steps, repeat %d: dem %d thread(s)"
                     % (3 * n_rods, steps, rep + 1, t))
@@ -490,6 +494,10 @@ def speedups(runs1, runsn, key, probe=None):
             "median %.2fx over %d of %d repeats" % (
                 statistics.median(kept), len(kept), len(pairs))
             if kept else "no repeat")
+    lines = [b_.get("line_ns_after") for b_ in runsn]
+    if all(x is not None for x in lines):
+        out += "; each repeat (a line between the cores right after): %s" % (
+            ", ".join("%.2fx (%.0f ns)" % (x, l) for x, l in zip(pairs, lines)))
     return out
 
 
@@ -585,9 +593,11 @@ def details(results, threads):
                       "2T/1T %s" % " ".join("%.2f" % x for x in pr))
                 sync = r.get("sync", [])
                 print("   two threads meeting (the same probe): an empty "
-                      "region %s us, a barrier %s us" % (
-                          " ".join("%.2f" % x for x, _ in sync),
-                          " ".join("%.2f" % y for _, y in sync)))
+                      "region %s us, a barrier %s us; a line from one's "
+                      "core to the other's %s ns" % (
+                          " ".join("%.2f" % x for x, _, _ in sync),
+                          " ".join("%.2f" % y for _, y, _ in sync),
+                          " ".join("%.0f" % z for _, _, z in sync)))
             same = all(abs(a_["energy_end"] - b_["energy_end"]) == 0
                        for a_ in r["dem"][threads[0]] for b_ in r["dem"][threads[-1]])
             print("   final energy bitwise the same for %s threads: %s"

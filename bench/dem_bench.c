@@ -12,7 +12,8 @@
  *
  *   dem_bench CONFIG STEPS THREADS OUT.h5 [path.key=value ...]
  *   dem_bench --probe     (the machine's 1-to-2-thread speedup on arithmetic,
- *                          and what two threads pay to meet)
+ *                          what two threads pay to meet, and how long a
+ *                          line takes from one's core to the other's)
  *
  * DEM_BENCH_BROAD_PHASE=on|off in the environment forces the broad phase
  * on bodies on or off (default: automatic).
@@ -39,6 +40,39 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* How long a cache line that one of two threads wrote takes to reach the
+ * other, in ns: the two hand a counter back and forth (each waits for the
+ * other's value, then writes its own), half of one round trip; NAN
+ * without a team of two. Each line one thread writes and the other reads
+ * in the same step pays it: 250 ns in the AMD EPYC Zen 3 guest of
+ * docs/performance.md, where the operators whose threads read what the
+ * other wrote scale least. */
+static double line_probe(void) {
+  enum { N = 20000 };
+  static _Alignas(64) long flag;
+  double ns = NAN;
+  flag = 0;
+#pragma omp parallel num_threads(2)
+  if (omp_get_num_threads() == 2) {
+    const long me = omp_get_thread_num();
+#pragma omp barrier
+    const double a = omp_get_wtime();
+    for (long i = 0; i < N; i++) {
+      const long wait = 2 * i + me, mine = 2 * i + me + 1;
+      if (me == 1 || i > 0) /* thread 0 starts the first round */
+        while (__atomic_load_n(&flag, __ATOMIC_ACQUIRE) != wait)
+          ;
+      __atomic_store_n(&flag, mine, __ATOMIC_RELEASE);
+    }
+    if (me == 0) {
+      while (__atomic_load_n(&flag, __ATOMIC_ACQUIRE) != 2 * (long)N)
+        ;
+      ns = (omp_get_wtime() - a) / N * 1e9 / 2;
+    }
+  }
+  return ns;
+}
+
 /* What two threads pay to meet, in us: an empty parallel region (the
  * fork and the join each of the step's regions pays before any work) and
  * a barrier inside one (each `omp for`'s end), the median of 9 runs of
@@ -48,7 +82,7 @@ static int by_value(const void *a, const void *b) {
  * few hundred us loses to it what the arithmetic probe cannot show. */
 static void sync_probe(void) {
   enum { N = 20000, RUNS = 9 };
-  double fork_us[RUNS], barrier_us[RUNS];
+  double fork_us[RUNS], barrier_us[RUNS], line_ns[RUNS];
   omp_set_num_threads(2);
   for (int r = 0; r < RUNS; r++) {
     double a = omp_get_wtime();
@@ -63,11 +97,13 @@ static void sync_probe(void) {
 #pragma omp barrier
     }
     barrier_us[r] = (omp_get_wtime() - a) / N * 1e6;
+    line_ns[r] = line_probe();
   }
   qsort(fork_us, RUNS, sizeof *fork_us, by_value);
   qsort(barrier_us, RUNS, sizeof *barrier_us, by_value);
-  printf("probe_region_us %.3f\nprobe_barrier_us %.3f\n", fork_us[RUNS / 2],
-         barrier_us[RUNS / 2]);
+  qsort(line_ns, RUNS, sizeof *line_ns, by_value);
+  printf("probe_region_us %.3f\nprobe_barrier_us %.3f\nprobe_line_ns %.1f\n",
+         fork_us[RUNS / 2], barrier_us[RUNS / 2], line_ns[RUNS / 2]);
 }
 
 /* The machine's own 1-to-2-thread speedup on pure arithmetic (no memory
@@ -157,6 +193,9 @@ int main(int argc, char **argv) {
   double loop = omp_get_wtime() - t1, loop_cpu = cpu_seconds() - c1;
   if (steps > 0)
     qsort(step_time, (size_t)steps, sizeof *step_time, by_value);
+  /* Where the host has put the team's two cores just now: the line's
+   * time moves with it, from minute to minute on a guest. */
+  const double line_ns = threads >= 2 ? line_probe() : NAN;
 
   /* Output: one energy row and one snapshot, as a run writes them. */
   double t2 = omp_get_wtime();
@@ -194,6 +233,8 @@ int main(int argc, char **argv) {
   printf("setup_seconds %.6f\nloop_seconds %.6f\n", t_setup, loop);
   printf("sphere_steps_per_second %.6e\n", (double)sim.s.n * steps / loop);
   printf("loop_cpu_seconds %.6f\n", loop_cpu);
+  if (threads >= 2)
+    printf("line_ns_after %.1f\n", line_ns);
   if (steps > 0)
     printf("step_p10_seconds %.9f\nstep_median_seconds %.9f\n",
            step_time[steps / 10], step_time[steps / 2]);
