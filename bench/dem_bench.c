@@ -22,6 +22,7 @@
  * test suite. */
 #include <math.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +41,22 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Waits until *flag holds v; yields the core now and then, so that two
+ * threads sharing one core still take turns. */
+static void wait_for(const long *flag, long v) {
+  for (unsigned spins = 1; __atomic_load_n(flag, __ATOMIC_ACQUIRE) != v;
+       spins++)
+    if (!(spins & 0xffff))
+      sched_yield();
+}
+
 /* How long a cache line that one of two threads wrote takes to reach the
  * other, in ns: the two hand a counter back and forth (each waits for the
  * other's value, then writes its own), half of one round trip; NAN
  * without a team of two. Each line one thread writes and the other reads
- * in the same step pays it: 250 ns in the AMD EPYC Zen 3 guest of
- * docs/performance.md, where the operators whose threads read what the
- * other wrote scale least. */
+ * in the same step pays it. In the AMD EPYC Zen 3 guest of
+ * docs/performance.md it read about 50 or about 250 ns as the host moved
+ * the two vCPUs between cores. */
 static double line_probe(void) {
   enum { N = 20000 };
   static _Alignas(64) long flag;
@@ -60,13 +70,11 @@ static double line_probe(void) {
     for (long i = 0; i < N; i++) {
       const long wait = 2 * i + me, mine = 2 * i + me + 1;
       if (me == 1 || i > 0) /* thread 0 starts the first round */
-        while (__atomic_load_n(&flag, __ATOMIC_ACQUIRE) != wait)
-          ;
+        wait_for(&flag, wait);
       __atomic_store_n(&flag, mine, __ATOMIC_RELEASE);
     }
     if (me == 0) {
-      while (__atomic_load_n(&flag, __ATOMIC_ACQUIRE) != 2 * (long)N)
-        ;
+      wait_for(&flag, 2 * (long)N);
       ns = (omp_get_wtime() - a) / N * 1e9 / 2;
     }
   }
