@@ -112,10 +112,21 @@ def build_driver(build, work, root=ROOT, name="dem_bench"):
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "hdf5",
                             "yaml-0.1"], capture_output=True, text=True,
                            check=True).stdout.split()
-    cmd = ["cc", "-O3", "-fopenmp", "-I" + os.path.join(root, "include"),
-           "-I" + os.path.join(root, "src"), '-DDEM_VERSION_STRING="bench"',
-           os.path.join(root, "bench", "dem_bench.c"), lib] + flags + [
-               "-lm", "-o", exe]
+    compile_ = ["cc", "-O3", "-fopenmp", "-I" + os.path.join(root, "include"),
+                "-I" + os.path.join(root, "src"),
+                '-DDEM_VERSION_STRING="bench"',
+                os.path.join(root, "bench", "dem_bench.c")]
+    cmd = compile_ + [lib] + flags + ["-lm", "-o", exe]
+    # The OpenMP runtime dem was linked with (CMakeLists.txt writes its
+    # path when it is LLVM's libomp): the same for the driver, compiled
+    # with -fopenmp and linked without it, which would bring libgomp too.
+    runtime = os.path.join(build, "openmp_runtime.txt")
+    libomp = open(runtime).read().strip() if os.path.exists(runtime) else ""
+    if libomp:
+        obj = exe + ".o"
+        subprocess.run(compile_ + flags + ["-c", "-o", obj], check=True)
+        cmd = ["cc", obj, lib] + flags + [libomp, "-lpthread", "-lm", "-o",
+                                          exe]
     subprocess.run(cmd, check=True)
     return exe
 
@@ -385,8 +396,9 @@ def main():
     a = ap.parse_args()
     # dem itself spins briefly at barriers unless told otherwise (see
     # src/cli/main.c); the in-process driver gets the same.
-    if "OMP_WAIT_POLICY" not in os.environ:
+    if "OMP_WAIT_POLICY" not in os.environ:  # libgomp's and libomp's
         os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+        os.environ.setdefault("KMP_BLOCKTIME", "1")
 
     os.makedirs(a.work, exist_ok=True)
     dem = os.path.join(a.build, "dem")

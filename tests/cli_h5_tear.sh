@@ -17,8 +17,9 @@ for f in "$test_h5io" "$preload"; do
 done
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
 export CK_RUN_CASE=tear CK_FORK=yes
-# dem's short spin, set here: unset, each dem run starts twice
-# (src/cli/main.c runs dem again with it set), 17 ms more a run.
+# dem's short spin under libgomp, set here: unset, a dem linked with
+# libgomp starts twice (src/cli/main.c runs itself again with it set),
+# 17 ms more a run.
 export GOMP_SPINCOUNT=20000
 pages_max=8
 [ -n "${DEM_TEST_QUICK:-}" ] && pages_max=1

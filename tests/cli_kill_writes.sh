@@ -13,8 +13,9 @@ if [ ! -f "$preload" ]; then
 fi
 # ASan wants its runtime first; the preloaded library only wraps pwrite.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
-# dem's short spin, set here: unset, each run starts twice (src/cli/main.c
-# runs dem again with it set), 17 ms more for each of this test's 1,164 runs.
+# dem's short spin under libgomp, set here: unset, a dem linked with
+# libgomp starts twice (src/cli/main.c runs itself again with it set),
+# 17 ms more for each of this test's 1,164 runs.
 export GOMP_SPINCOUNT=20000
 stride=1
 [ -n "${DEM_TEST_QUICK:-}" ] && stride=7

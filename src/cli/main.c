@@ -44,20 +44,28 @@ static int (*find_command(const char *name))(int, char **) {
   return NULL;
 }
 
-/* libgomp's default wait policy spins up to 300,000 times at each of a
- * step's barriers; on a machine whose cores are shared with other jobs a
+/* A waiting thread spins a short while, then sleeps, unless the user
+ * chose a policy. libgomp's default spins up to 300,000 times at each of
+ * a step's barriers; on a machine whose cores are shared with other jobs a
  * spinning thread holds its core while its partner waits for a time slice,
  * and two threads ran 10-30x slower than one. Passive waiting cures that
  * but makes small systems (3,200 spheres, 46 us a step) 6x slower, every
  * barrier becoming a sleep. A short spin serves both (measured in
- * docs/performance.md). libgomp reads the setting when it loads, before
- * main, so dem sets it and runs itself again once, unless the user chose
- * a policy or a spin count. */
+ * docs/performance.md). LLVM's libomp (the runtime CMake links where it is
+ * installed) reads its setting at its first call, so dem sets it here;
+ * libgomp reads its own when it loads, before main, so dem sets that and
+ * runs itself again once. */
 static void prefer_short_spin(char **argv) {
+#ifdef DEM_OPENMP_LLVM
+  (void)argv;
+  if (!getenv("OMP_WAIT_POLICY") && !getenv("KMP_BLOCKTIME"))
+    setenv("KMP_BLOCKTIME", "1", 1); /* ms */
+#else
   if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT"))
     return;
   if (setenv("GOMP_SPINCOUNT", "20000", 1) == 0)
     execv("/proc/self/exe", argv); /* returns only on failure: go on */
+#endif
 }
 
 int main(int argc, char **argv) {
