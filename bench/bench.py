@@ -128,6 +128,8 @@ def build_driver(build, work, root=ROOT, name="dem_bench"):
         cmd = ["cc", obj, lib] + flags + [libomp, "-lpthread", "-lm", "-o",
                                           exe]
     subprocess.run(cmd, check=True)
+    if libomp:
+        os.remove(obj)
     return exe
 
 
