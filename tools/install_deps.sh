@@ -5,7 +5,7 @@
 # installation take minutes, and a silent terminal looks like a hang.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libyaml-dev check
-  libomp-dev python3 python3-numpy python3-h5py python3-matplotlib python3-yaml)
+  libomp5-14 python3 python3-numpy python3-h5py python3-matplotlib python3-yaml)
 case "${1:-}" in
   "") ;;
   --fuzz) packages+=(clang libclang-rt-14-dev libomp-14-dev) ;; # libFuzzer, ASan, OpenMP for clang
