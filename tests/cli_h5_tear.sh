@@ -144,7 +144,7 @@ for path in sys.stdin:
                 f["snapshots"][s]["bodies/position"][()]
         print("ok")
     except Exception as e:
-        print("%s: %s" % (type(e).__name__, e))
+        print(("%s: %s" % (type(e).__name__, e)).replace("\n", " "))
 EOF
 coproc LISTS { "$PY" -u lists.py; }
 lists_snapshots() {
