@@ -129,31 +129,15 @@ sys.exit("differ: %s; fill in: %s" % (bad, fill) if bad or fill else 0)
 EOF
 
 # lists_snapshots FILE: /snapshots lists 000000.. without a gap and its
-# last three snapshots read (plain h5py); else prints what is wrong and
-# fails. One python process answers for every file, a line each (a start
-# of python and h5py for each of the 194 files took 43 s of this test).
-cat > lists.py << 'EOF'
-import sys
-import h5py
-for path in sys.stdin:
-    try:
-        with h5py.File(path.rstrip("\n"), "r") as f:
-            names = list(f["snapshots"])
-            assert names == ["%06d" % i for i in range(len(names))], names[-3:]
-            for s in names[-3:]:
-                f["snapshots"][s]["bodies/position"][()]
-        print("ok")
-    except Exception as e:
-        print(("%s: %s" % (type(e).__name__, e)).replace("\n", " "))
-EOF
-coproc LISTS { "$PY" -u lists.py; }
+# last three snapshots read (plain h5py, tests/lib.sh); else prints what
+# is wrong and fails.
+start_snapshot_lister
 lists_snapshots() {
-  local answer=""
-  echo "$1" >&"${LISTS[1]}"
-  read -r answer <&"${LISTS[0]}" || answer="the checker (lists.py) ended"
-  [ "$answer" = ok ] && return 0
-  echo "$answer"
-  return 1
+  local answer
+  answer=$(listed_snapshots "$1")
+  case $answer in # a count, or what is wrong
+    '' | *[!0-9]*) echo "$answer"; return 1 ;;
+  esac
 }
 
 # 3. /snapshots at its links: 2 rods and a snapshot every step (521), the

@@ -123,35 +123,14 @@ if [ -z "${DEM_TEST_QUICK:-}" ]; then
   sed 's/end_time: 0.01,/end_time: 0.0104,/; s/count: 40/count: 2/; s/^contact:.*//; s/^output:.*/output: {snapshot_interval: 2.0e-5, energy_interval: 1.0}/' \
     rods.yaml > many.yaml
   # listed K: the snapshots listed in the file killed at write K (-1: the
-  # listing fails, none: no file). One python process answers for every
-  # file, a line each (a start of python and h5py for each of the 59 took
-  # 12 s of this test).
-  cat > listed.py << 'EOF'
-import os, sys
-import h5py
-for path in sys.stdin:
-    path = path.rstrip("\n")
-    if not os.path.exists(path):
-        print("none")
-        continue
-    try:
-        with h5py.File(path, "r") as f:
-            names = list(f["snapshots"])
-            ok = names == ["%06d" % i for i in range(len(names))]
-            for s in names[-3:]:
-                f["snapshots"][s]["bodies/position"][()]
-        print(len(names) if ok else -1)
-    except Exception:
-        print(-1)
-EOF
-  coproc LISTED { "$PY" -u listed.py; }
+  # listing fails, none: no file; tests/lib.sh)
+  start_snapshot_lister
   listed() {
-    local answer=""
+    local answer
     rm -f many.h5 many.xmf .many.h5.*
     kill_run "$1" 0 many.h5 many.yaml > /dev/null
-    echo many.h5 >&"${LISTED[1]}"
-    read -r answer <&"${LISTED[0]}" || answer=-1
-    echo "$answer"
+    answer=$(listed_snapshots many.h5)
+    echo "${answer%% *}"
   }
   lo=1 hi=40000 # listed(lo) < 513 <= listed(hi), or fails
   while [ $((hi - lo)) -gt 1 ]; do
