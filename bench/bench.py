@@ -112,25 +112,33 @@ def build_driver(build, work, root=ROOT, name="dem_bench"):
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "hdf5",
                             "yaml-0.1"], capture_output=True, text=True,
                            check=True).stdout.split()
-    compile_ = ["cc", "-O3", "-fopenmp", "-I" + os.path.join(root, "include"),
-                "-I" + os.path.join(root, "src"),
-                '-DDEM_VERSION_STRING="bench"',
-                os.path.join(root, "bench", "dem_bench.c")]
-    cmd = compile_ + [lib] + flags + ["-lm", "-o", exe]
-    # The OpenMP runtime dem was linked with (CMakeLists.txt writes its
-    # path when it is LLVM's libomp): the same for the driver, compiled
-    # with -fopenmp and linked without it, which would bring libgomp too.
+    # Compiled with -fopenmp, linked with the OpenMP runtime dem was
+    # linked with: LLVM's libomp when CMakeLists.txt wrote its path, else
+    # the compiler's own (-fopenmp at the link, which would bring libgomp
+    # beside libomp).
     runtime = os.path.join(build, "openmp_runtime.txt")
     libomp = open(runtime).read().strip() if os.path.exists(runtime) else ""
-    if libomp:
-        obj = exe + ".o"
-        subprocess.run(compile_ + flags + ["-c", "-o", obj], check=True)
-        cmd = ["cc", obj, lib] + flags + [libomp, "-lpthread", "-lm", "-o",
-                                          exe]
-    subprocess.run(cmd, check=True)
-    if libomp:
-        os.remove(obj)
+    obj = exe + ".o"
+    subprocess.run(["cc", "-O3", "-fopenmp",
+                    "-I" + os.path.join(root, "include"),
+                    "-I" + os.path.join(root, "src"),
+                    '-DDEM_VERSION_STRING="bench"',
+                    os.path.join(root, "bench", "dem_bench.c")] + flags +
+                   ["-c", "-o", obj], check=True)
+    subprocess.run(["cc", obj, lib] + flags +
+                   ([libomp, "-lpthread"] if libomp else ["-fopenmp"]) +
+                   ["-lm", "-o", exe], check=True)
+    os.remove(obj)
     return exe
+
+
+def prefer_short_spin():
+    """dem itself spins briefly at barriers unless told otherwise (see
+    src/cli/main.c): the same for the harness's driver, under libgomp and
+    under libomp."""
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+        os.environ.setdefault("KMP_BLOCKTIME", "1")
 
 
 def run_cmd(cmd, env=None, cwd=None):
@@ -396,11 +404,7 @@ def main():
                     "runs interleaved with this one, and the report gives "
                     "this build's rate over its")
     a = ap.parse_args()
-    # dem itself spins briefly at barriers unless told otherwise (see
-    # src/cli/main.c); the in-process driver gets the same.
-    if "OMP_WAIT_POLICY" not in os.environ:  # libgomp's and libomp's
-        os.environ.setdefault("GOMP_SPINCOUNT", "20000")
-        os.environ.setdefault("KMP_BLOCKTIME", "1")
+    prefer_short_spin()
 
     os.makedirs(a.work, exist_ok=True)
     dem = os.path.join(a.build, "dem")

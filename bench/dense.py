@@ -154,9 +154,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
     a = ap.parse_args()
-    if "OMP_WAIT_POLICY" not in os.environ:  # libgomp's and libomp's
-        os.environ.setdefault("GOMP_SPINCOUNT", "20000")
-        os.environ.setdefault("KMP_BLOCKTIME", "1")
+    bench.prefer_short_spin()
     os.makedirs(a.work, exist_ok=True)
     dem = os.path.join(a.build, "dem")
     threads = [int(t) for t in a.threads.split(",")]
